@@ -1,0 +1,108 @@
+// A node's report: self-check, metrics and probe view. It travels as the
+// payload of a `report` record signed by the node (docs/PROTOCOL.md,
+// "Report payload"). The probe view names targets by their index in the
+// roster whose version it carries.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "common/time.h"
+
+namespace mesh {
+
+struct Roster;
+
+inline constexpr std::size_t kSelfCheckReasonBytesMax = 120;
+inline constexpr std::uint32_t kStreakMax = 1'000'000;
+
+// Why the last probe of a target failed. Wire values are append-only.
+enum class ProbeFailure : std::uint8_t {
+  none = 0,             // the last probe succeeded
+  tcp_timeout = 1,      // no SYN-ACK before the deadline
+  tcp_refused = 2,      // RST in answer to SYN
+  tcp_reset = 3,        // connection reset after it was established
+  tcp_unreachable = 4,  // ICMP unreachable / no route
+  tls_timeout = 5,      // TCP up, no complete TLS handshake before the deadline
+  tls_reset = 6,        // connection reset during the TLS handshake
+  tls_alert = 7,        // the server answered with a TLS alert
+  tls_bad_peer = 8,     // handshake completed with something that is not a TLS server
+};
+inline constexpr std::uint8_t kProbeFailureMax = 8;
+const char* to_string(ProbeFailure failure);
+
+struct SelfCheck {
+  bool listener_ok = true;  // the traffic listener (443) accepts connections
+  bool service_ok = true;   // the VPN service is running
+  std::string reason;       // short, set when either is false
+  bool operator==(const SelfCheck&) const = default;
+};
+
+struct Metrics {
+  std::uint32_t cpu_permille = 0;           // 0..1000 per core summed / cores
+  std::uint64_t memory_used_kib = 0;
+  std::uint64_t memory_total_kib = 0;
+  std::uint64_t disk_used_mib = 0;
+  std::uint64_t disk_total_mib = 0;
+  std::uint64_t net_rx_bytes_per_s = 0;
+  std::uint64_t net_tx_bytes_per_s = 0;
+  std::uint32_t load_average_milli = 0;     // 1-minute load average × 1000
+  std::uint64_t uptime_s = 0;
+  std::uint32_t listener_connections = 0;   // established on the listener port
+  bool operator==(const Metrics&) const = default;
+};
+
+// What an observer knows of one target. fail_streak > 0 means the last probe
+// failed (then ok_streak == 0 and reason != none); fail_streak == 0 means it
+// succeeded (ok_streak >= 1, reason == none).
+struct ProbeResult {
+  std::uint32_t target = 0;       // index in the roster of ProbeView::roster_version
+  std::uint32_t fail_streak = 0;  // consecutive failures up to the last probe
+  std::uint32_t ok_streak = 0;    // consecutive successes up to the last probe
+  UnixMs last_probe_ms = 0;
+  UnixMs last_ok_ms = 0;          // 0 = never succeeded
+  ProbeFailure reason = ProbeFailure::none;
+  bool operator==(const ProbeResult&) const = default;
+};
+
+struct ProbeView {
+  std::uint64_t roster_version = 0;
+  std::vector<ProbeResult> results;  // sorted by target, no repeats
+  bool operator==(const ProbeView&) const = default;
+};
+
+struct Report {
+  SelfCheck self_check;
+  Metrics metrics;
+  ProbeView view;
+  bool operator==(const Report&) const = default;
+};
+
+enum class ReportError {
+  malformed,        // not the documented msgpack layout
+  oversize,         // a field over its limit
+  unknown_target,   // a target index outside the roster
+  self_target,      // the view names its own origin
+  repeated_target,  // a target twice
+  impossible_value, // streaks beyond kStreakMax or inconsistent, times ahead of the record
+};
+
+// The compact encoding: targets whose last probe succeeded go into a bitmap
+// with one summary (the smallest ok_streak, the oldest last probe); failing
+// targets are listed in full. Decoding gives each bitmap target the summary
+// values, so decode(encode(r)) equals r only up to that summary.
+Bytes encode_report_payload(const Report& report, UnixMs record_timestamp_ms);
+
+// Strict decode. When view.roster_version == roster.version the targets are
+// checked against `roster` (`origin_index` is the reporter's own index);
+// for any other version only the structure is checked, and the verdict
+// engine treats that view as unusable (no votes) until a report on the
+// current roster arrives (docs/VERDICTS.md, "Roster changes").
+Result<Report, ReportError> decode_report_payload(ByteView payload, const Roster& roster,
+                                                  std::uint32_t origin_index,
+                                                  UnixMs record_timestamp_ms);
+
+}  // namespace mesh
