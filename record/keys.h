@@ -37,6 +37,9 @@ enum class KeyError {
   file_write_failed, // could not create or write the file
 };
 
+// The enumerator's name ("file_permissions"), for logs and tools.
+const char* to_string(KeyError error);
+
 // Makes a new key pair from the operating system's randomness (libsodium).
 KeyPair generate_key_pair();
 // Derives the key pair of a 32-byte seed (deterministic; for tests and meshsim).
