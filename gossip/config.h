@@ -1,0 +1,58 @@
+// Tunables and named maxima of the gossip core (docs/GOSSIP.md, "Limits").
+// Every queue, frame and list the core handles is bounded by one of these;
+// what happens at the bound (drop and count) is stated next to it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/server_id.h"
+#include "common/time.h"
+#include "record/envelope.h"
+#include "record/keys.h"
+#include "record/roster.h"
+
+namespace mesh::gossip {
+
+// A frame must carry at least one record of the largest size on its own.
+inline constexpr std::size_t kFrameOverheadBytesMax = 1024;
+inline constexpr std::size_t kFrameBytesMax = kRecordBytesMax + kFrameOverheadBytesMax;
+// Entries in one IHAVE / GRAFT / SYNC / SYNC_REPLY list: one per record a
+// node can hold (every roster member's report plus the roster).
+inline constexpr std::size_t kEntriesPerListMax = kRosterServersMax + 1;
+// Messages in one frame.
+inline constexpr std::size_t kMessagesPerFrameMax = 4096;
+
+struct CoreConfig {
+  ServerId self;                  // this node's id in the roster
+  SecretKey node_key;             // this node's Ed25519 key (signs its reports, seals links)
+  PublicKey operator_key{};       // the only key a roster is accepted from
+  std::uint64_t boot_counter = 0; // from storage, +1 at every start: nonces never repeat
+
+  // Timing (all driven by the `now` the shell passes in).
+  DurationMs tick_interval_ms = 1'000;    // the shell calls on_tick this often
+  DurationMs ihave_timeout_ms = 3'000;    // missing after an IHAVE this long -> GRAFT
+  DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random peer this often
+  DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
+
+  // Dissemination (Plumtree).
+  std::size_t eager_fanout = 3;  // initial eager peers, and the floor kept after roster changes
+  std::size_t lazy_fanout = 3;   // lazy peers that get each tick's IHAVE batch
+
+  // Batching: one frame per peer per tick, filled up to frame_budget_bytes
+  // (a single larger body still goes, alone, up to kFrameBytesMax).
+  std::size_t frame_budget_bytes = 64 * 1024;
+  // Bytes of bodies queued for one peer; over it new bodies for that peer are
+  // dropped and counted (outbox_dropped); SYNC repairs them later.
+  std::size_t peer_queue_bytes_max = 4 * 1024 * 1024;
+  // Bodies sent in answer to one SYNC or SYNC_REPLY; the rest waits for the next round.
+  std::size_t sync_reply_bytes_max = 256 * 1024;
+  // Records announced per tick (IHAVE batch); over it the oldest are dropped and counted.
+  std::size_t announce_queue_max = 4 * kEntriesPerListMax;
+  // Records we know exist but lack (from IHAVE); over it new ones are ignored and counted.
+  std::size_t missing_max = kEntriesPerListMax;
+  // Announcers remembered per missing record (GRAFT candidates, tried in order).
+  std::size_t announcers_per_missing_max = 4;
+};
+
+}  // namespace mesh::gossip

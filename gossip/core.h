@@ -1,0 +1,118 @@
+// GossipCore: the sans-IO gossip state machine of one node
+// (docs/GOSSIP.md). Events in, effects out: the shell (node/) or the
+// simulator (tools/meshsim) feeds it frames, ticks and records with the
+// current time, and carries out the returned Effects (send frames, persist
+// records, erase records). It never reads a clock, opens a socket, spawns a
+// thread or draws randomness other than from the seed it is given.
+//
+// Thread safety: none. One strand (or one thread) owns a core.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "common/server_id.h"
+#include "common/time.h"
+#include "gossip/config.h"
+#include "gossip/counters.h"
+#include "gossip/verifier.h"
+#include "record/envelope.h"
+#include "record/report.h"
+#include "record/roster.h"
+
+namespace mesh::gossip {
+
+// BLAKE2b-256 over the held record set (docs/GOSSIP.md, "Digest"). Equal
+// record sets give equal digests on every node, whatever the roster indices.
+using Digest = std::array<std::uint8_t, 32>;
+
+// One sealed frame for the peer at roster index `to` (index in roster() at
+// the time the Effects were returned).
+struct Outgoing {
+  std::uint32_t to = 0;
+  Bytes frame;
+};
+
+struct Effects {
+  std::vector<Outgoing> send;   // at most one frame per peer per call
+  std::vector<Bytes> persist;   // raw records to store, keyed by (kind, origin); each replaces the held one
+  std::vector<std::pair<RecordKind, ServerId>> erase;  // stored records to delete
+  bool roster_changed = false;  // a new roster was accepted (indices may have moved)
+
+  // Appends `other` to this (keeps order: this first).
+  void merge(Effects&& other);
+};
+
+// A record held by the core. Pointers are valid until the next non-const call.
+struct HeldRecord {
+  const Envelope* envelope = nullptr;  // envelope->raw: the exact bytes as received
+  std::uint32_t origin_index = 0;      // roster index of the origin (0 for the roster itself)
+  const Report* report = nullptr;      // decoded payload for kind report, null for the roster
+};
+
+class GossipCore {
+ public:
+  // `seed` drives every random choice (peer sampling, sync timing). `verifier`
+  // null: libsodium directly; else it must outlive the core.
+  // REQUIRES: config.self is a valid server id.
+  GossipCore(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier = nullptr);
+  ~GossipCore();
+  GossipCore(const GossipCore&) = delete;
+  GossipCore& operator=(const GossipCore&) = delete;
+
+  // At start-up, the records read from storage. Each goes through the full
+  // acceptance path (rosters first); records refused now (e.g. a report whose
+  // origin left the roster) come back in Effects::erase. Effects::persist stays empty.
+  Effects load(std::span<const Bytes> stored_records, UnixMs now);
+
+  // A record made here: this node's own report, or an operator roster handed
+  // in by meshctl. Same acceptance path as a record from the network; on
+  // success it is persisted and disseminated. The error names why it was refused.
+  Result<Effects, RecordError> publish(Bytes raw_record, UnixMs now);
+
+  // A frame from the network, as received (the sender is authenticated by the
+  // frame itself, so no `from` is taken). Bad frames are dropped and counted
+  // and never change stored records. Replies are queued for the next tick;
+  // only records to persist/erase come back here.
+  Effects on_message(ByteView frame, UnixMs now);
+
+  // Called every tick_interval_ms: IHAVE timeouts (GRAFT), periodic SYNC, and
+  // the flush of every peer's queue into at most one frame per peer.
+  Effects on_tick(UnixMs now);
+
+  // The accepted roster, or null before one is held.
+  const Roster* roster() const;
+  // This node's index in roster(), or nullopt (no roster, or not a member).
+  std::optional<std::uint32_t> self_index() const;
+
+  Digest digest() const;
+  const Counters& counters() const;
+
+  // Records held: the roster (if any) plus one report per member at most.
+  std::size_t record_count() const;
+  // The seq held for (kind, origin), or nullopt. The shell numbers its own
+  // reports above this after a restart.
+  std::optional<std::uint64_t> held_seq(RecordKind kind, std::string_view origin) const;
+  // The latest report of the member at `index` in roster(), or null.
+  std::optional<HeldRecord> report_of(std::uint32_t index) const;
+  // Every held record: the roster first, then reports by roster index.
+  void for_each_record(const std::function<void(const HeldRecord&)>& fn) const;
+
+  // Current eager (Plumtree tree) peers, by roster index, ascending. For tests and meshsim.
+  std::vector<std::uint32_t> eager_peers() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mesh::gossip
