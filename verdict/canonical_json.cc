@@ -1,0 +1,98 @@
+// Canonical JSON of an Evaluation (docs/VERDICTS.md, "Output"). nlohmann's
+// json object keeps keys in a std::map, so they come out sorted; every
+// number is an integer, so formatting is stable across platforms.
+#include <nlohmann/json.hpp>
+
+#include "verdict/evaluation.h"
+#include "verdict/hash.h"
+
+namespace mesh::verdict {
+namespace {
+
+using Json = nlohmann::json;
+
+Json flags_json(const StatusFlags& flags) {
+  Json list = Json::array();
+  if (flags.unavailable) list.push_back("unavailable");
+  if (flags.unreachable) list.push_back("unreachable");
+  if (flags.no_data) list.push_back("no_data");
+  return list;
+}
+
+Json server_json(const ServerVerdict& server) {
+  Json countries = Json::array();
+  for (const CountryTally& row : server.by_country) {
+    countries.push_back({{"country", row.country},
+                         {"failing", row.failing},
+                         {"eligible", row.eligible},
+                         {"missing", row.missing}});
+  }
+  return {{"id", server.id},
+          {"status", to_string(server.status)},
+          {"flags", flags_json(server.flags)},
+          {"caption", server.caption},
+          {"failing", server.failing},
+          {"eligible", server.eligible},
+          {"quorum", server.quorum},
+          {"missing", server.missing},
+          {"discarded", server.discarded},
+          {"by_country", std::move(countries)},
+          {"self_check_reason", server.self_check_reason},
+          {"last_report_ms", server.last_report_ms},
+          {"badges", server.badges}};
+}
+
+Json route_json(const RouteMembership& route) {
+  return {{"id", route.route_id},
+          {"members", route.members},
+          {"degraded", route.degraded},
+          {"degraded_reason", route.degraded_reason}};
+}
+
+}  // namespace
+
+const char* to_string(ServerStatus status) {
+  switch (status) {
+    case ServerStatus::ok: return "ok";
+    case ServerStatus::no_data: return "no_data";
+    case ServerStatus::unreachable: return "unreachable";
+    case ServerStatus::unavailable: return "unavailable";
+  }
+  return "unknown";
+}
+
+std::string unreachable_caption(std::uint32_t failing, std::uint32_t eligible) {
+  return "Unreachable from your servers (" + std::to_string(failing) + " of " +
+         std::to_string(eligible) + " servers can't see it)";
+}
+
+std::string to_canonical_json(const Evaluation& evaluation, int indent) {
+  Json servers = Json::array();
+  for (const ServerVerdict& server : evaluation.servers) servers.push_back(server_json(server));
+  Json routes = Json::array();
+  for (const RouteMembership& route : evaluation.routes) routes.push_back(route_json(route));
+  Json root = {{"roster_version", evaluation.roster_version},
+               {"now_ms", evaluation.now_ms},
+               {"epoch", evaluation.epoch},
+               {"grace", evaluation.grace},
+               {"servers", std::move(servers)},
+               {"unreliable_observers", evaluation.unreliable_observers},
+               {"routes", std::move(routes)},
+               {"reports_ignored", evaluation.reports_ignored}};
+  // A self-check reason is the reporter's free text: invalid UTF-8 is
+  // replaced (U+FFFD) rather than thrown on.
+  return root.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string evaluation_digest(const Evaluation& evaluation) {
+  std::uint64_t digest = fnv1a64(to_canonical_json(evaluation));
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    hex[static_cast<std::size_t>(i)] = kHex[digest & 0xf];
+    digest >>= 4;
+  }
+  return hex;
+}
+
+}  // namespace mesh::verdict

@@ -1,0 +1,168 @@
+#include "verdict/engine.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "common/check.h"
+#include "verdict/fleet.h"
+#include "verdict/rules.h"
+#include "verdict/tally.h"
+#include "verdict/witnesses.h"
+
+namespace mesh::verdict {
+namespace {
+
+std::vector<const ObservedReport*> latest_by_origin(std::uint32_t server_count,
+                                                    std::span<const ObservedReport> reports,
+                                                    std::uint32_t& ignored) {
+  std::vector<const ObservedReport*> latest(server_count, nullptr);
+  for (const ObservedReport& report : reports) {
+    if (report.origin >= server_count) {
+      ++ignored;
+      continue;
+    }
+    const ObservedReport*& held = latest[report.origin];
+    if (held == nullptr || supersedes(report, *held)) held = &report;
+  }
+  return latest;
+}
+
+}  // namespace
+
+Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> reports,
+                    UnixMs now_ms) {
+  const Fleet fleet = build_fleet(roster);
+  const Parameters& params = roster.params;
+  const std::uint64_t epoch = epoch_of(now_ms, params);
+  const bool grace = in_grace_after_switch(now_ms, params);
+  const WitnessPlan current = plan_witnesses(roster, fleet, epoch);
+  std::optional<WitnessPlan> previous;
+  if (grace) previous = plan_witnesses(roster, fleet, epoch - 1);
+  Tally tally(TallyContext{&fleet, &params, &current, previous ? &*previous : nullptr});
+
+  std::uint32_t ignored = 0;
+  std::vector<const ObservedReport*> latest = latest_by_origin(fleet.server_count, reports, ignored);
+  std::vector<bool> unreliable(fleet.server_count, false);
+  for (std::uint32_t origin = 0; origin < fleet.server_count; ++origin) {
+    const ObservedReport* report = latest[origin];
+    if (report == nullptr || !view_usable(*report, now_ms, roster)) continue;
+    unreliable[origin] = is_unreliable(*report, params, fleet.server_count);
+    tally.contribute(+1, *report, unreliable[origin]);
+  }
+  return assemble_evaluation(
+      RuleInputs{&roster, &fleet, &tally, &latest, &unreliable, now_ms, epoch, grace, ignored});
+}
+
+// ---- Evaluator ----
+
+struct Evaluator::State {
+  struct Held {
+    std::optional<ObservedReport> report;
+    bool unreliable = false;    // is_unreliable(report), computed on upsert
+    bool contributing = false;  // its votes are in the tally
+  };
+
+  Roster roster;
+  Fleet fleet;
+  std::optional<WitnessPlan> current;   // plan of tally_epoch
+  std::optional<WitnessPlan> previous;  // plan of tally_epoch - 1, when needed
+  std::optional<Tally> tally;           // points into the members above
+  std::uint64_t tally_epoch = 0;
+  bool tally_grace = false;
+  std::vector<Held> held;
+  std::uint32_t ignored = 0;
+
+  void reset(const Roster& new_roster) {
+    tally.reset();
+    roster = new_roster;
+    fleet = build_fleet(roster);
+    current.reset();
+    previous.reset();
+    held.assign(fleet.server_count, Held{});
+    ignored = 0;
+  }
+
+  void ensure_plans(std::uint64_t epoch, bool grace) {
+    MESH_CHECK(!tally.has_value(), "plans replaced under a live tally");
+    if (!current || current->epoch != epoch) {
+      if (current && current->epoch + 1 == epoch) {
+        previous = std::move(current);
+      }
+      current = plan_witnesses(roster, fleet, epoch);
+    }
+    if (grace && (!previous || previous->epoch + 1 != epoch)) {
+      previous = plan_witnesses(roster, fleet, epoch - 1);
+    }
+  }
+
+  void rebuild(std::uint64_t epoch, bool grace) {
+    tally.reset();
+    ensure_plans(epoch, grace);
+    tally.emplace(TallyContext{&fleet, &roster.params, &*current, grace ? &*previous : nullptr});
+    tally_epoch = epoch;
+    tally_grace = grace;
+    for (Held& entry : held) entry.contributing = false;
+  }
+
+  // Brings every origin's contribution in line with its usability at now_ms.
+  void sync_contributions(UnixMs now_ms) {
+    for (Held& entry : held) {
+      bool usable = entry.report && view_usable(*entry.report, now_ms, roster);
+      if (usable == entry.contributing) continue;
+      tally->contribute(usable ? +1 : -1, *entry.report, entry.unreliable);
+      entry.contributing = usable;
+    }
+  }
+};
+
+Evaluator::Evaluator(const Roster& roster) : state_(std::make_unique<State>()) {
+  state_->reset(roster);
+}
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+
+void Evaluator::set_roster(const Roster& roster) { state_->reset(roster); }
+
+const Roster& Evaluator::roster() const { return state_->roster; }
+
+bool Evaluator::upsert(ObservedReport report) {
+  State& state = *state_;
+  if (report.origin >= state.fleet.server_count) {
+    ++state.ignored;
+    return false;
+  }
+  State::Held& entry = state.held[report.origin];
+  if (entry.report && !supersedes(report, *entry.report)) return false;
+  if (entry.contributing) {
+    state.tally->contribute(-1, *entry.report, entry.unreliable);
+    entry.contributing = false;
+  }
+  entry.unreliable = is_unreliable(report, state.roster.params, state.fleet.server_count);
+  entry.report = std::move(report);
+  return true;
+}
+
+Evaluation Evaluator::evaluate(UnixMs now_ms) {
+  State& state = *state_;
+  const Parameters& params = state.roster.params;
+  const std::uint64_t epoch = epoch_of(now_ms, params);
+  const bool grace = in_grace_after_switch(now_ms, params);
+  if (!state.tally || state.tally_epoch != epoch || state.tally_grace != grace) {
+    state.rebuild(epoch, grace);
+  }
+  state.sync_contributions(now_ms);
+
+  std::vector<const ObservedReport*> latest(state.fleet.server_count, nullptr);
+  std::vector<bool> unreliable(state.fleet.server_count, false);
+  for (std::uint32_t origin = 0; origin < state.fleet.server_count; ++origin) {
+    const State::Held& entry = state.held[origin];
+    if (entry.report) latest[origin] = &*entry.report;
+    unreliable[origin] = entry.contributing && entry.unreliable;
+  }
+  return assemble_evaluation(RuleInputs{&state.roster, &state.fleet, &*state.tally, &latest,
+                                        &unreliable, now_ms, epoch, grace, state.ignored});
+}
+
+}  // namespace mesh::verdict

@@ -1,0 +1,73 @@
+#include "verdict/observed.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace mesh::verdict {
+namespace {
+
+auto metrics_tuple(const Metrics& m) {
+  return std::tie(m.cpu_permille, m.memory_used_kib, m.memory_total_kib, m.disk_used_mib,
+                  m.disk_total_mib, m.net_rx_bytes_per_s, m.net_tx_bytes_per_s,
+                  m.load_average_milli, m.uptime_s, m.listener_connections);
+}
+
+auto result_tuple(const ProbeResult& r) {
+  return std::tie(r.target, r.fail_streak, r.ok_streak, r.last_probe_ms, r.last_ok_ms,
+                  r.reason);
+}
+
+bool results_less(const std::vector<ProbeResult>& a, const std::vector<ProbeResult>& b) {
+  return std::lexicographical_compare(
+      a.begin(), a.end(), b.begin(), b.end(),
+      [](const ProbeResult& x, const ProbeResult& y) { return result_tuple(x) < result_tuple(y); });
+}
+
+}  // namespace
+
+bool report_less(const Report& a, const Report& b) {
+  const SelfCheck& sa = a.self_check;
+  const SelfCheck& sb = b.self_check;
+  if (std::tie(sa.listener_ok, sa.service_ok, sa.reason) !=
+      std::tie(sb.listener_ok, sb.service_ok, sb.reason)) {
+    return std::tie(sa.listener_ok, sa.service_ok, sa.reason) <
+           std::tie(sb.listener_ok, sb.service_ok, sb.reason);
+  }
+  if (metrics_tuple(a.metrics) != metrics_tuple(b.metrics)) {
+    return metrics_tuple(a.metrics) < metrics_tuple(b.metrics);
+  }
+  if (a.view.roster_version != b.view.roster_version) {
+    return a.view.roster_version < b.view.roster_version;
+  }
+  return results_less(a.view.results, b.view.results);
+}
+
+bool supersedes(const ObservedReport& candidate, const ObservedReport& held) {
+  if (candidate.timestamp_ms != held.timestamp_ms) {
+    return candidate.timestamp_ms > held.timestamp_ms;
+  }
+  return report_less(held.report, candidate.report);
+}
+
+bool is_fresh(const ObservedReport& observed, UnixMs now_ms, const Parameters& params) {
+  return now_ms - observed.timestamp_ms <= params.stale_after_ms;
+}
+
+bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& roster) {
+  return is_fresh(observed, now_ms, roster.params) &&
+         observed.report.view.roster_version == roster.version;
+}
+
+bool is_unreliable(const ObservedReport& observed, const Parameters& params,
+                   std::uint32_t server_count) {
+  std::uint64_t probed = 0;
+  std::uint64_t failing = 0;
+  for_each_counted_result(observed, params, server_count, [&](const ProbeResult& result) {
+    ++probed;
+    if (is_failing(result, params)) ++failing;
+  });
+  if (probed < params.unreliable_min_targets || probed == 0) return false;
+  return failing * 1000 >= static_cast<std::uint64_t>(params.unreliable_fraction_permille) * probed;
+}
+
+}  // namespace mesh::verdict

@@ -1,0 +1,68 @@
+// The engine's input: one decoded report as held for its origin, and the
+// per-report facts every rule reads (freshness, which probe results count,
+// whether the observer is unreliable). docs/VERDICTS.md states each rule.
+#pragma once
+
+#include <cstdint>
+
+#include "common/time.h"
+#include "record/report.h"
+#include "record/roster.h"
+
+namespace mesh::verdict {
+
+struct ObservedReport {
+  std::uint32_t origin = 0;  // the reporter's index in the roster
+  UnixMs timestamp_ms = 0;   // the report record's timestamp
+  Report report;
+  bool operator==(const ObservedReport&) const = default;
+};
+
+// True when `candidate` replaces `held` as its origin's latest report: a
+// later timestamp, or the same timestamp and a report that is greater in
+// the field-by-field order of report_less (any total order would do; this
+// one is documented so every node picks the same).
+bool supersedes(const ObservedReport& candidate, const ObservedReport& held);
+// Strict weak order over report contents: self-check, metrics, view.
+bool report_less(const Report& a, const Report& b);
+
+// A report is fresh while now_ms - timestamp_ms <= stale_after_ms (a report
+// dated ahead of now is fresh).
+bool is_fresh(const ObservedReport& observed, UnixMs now_ms, const Parameters& params);
+
+// Its view is usable (its votes count) when it is fresh and its view is on
+// the roster being evaluated; a view on another roster version names
+// targets by another numbering, so it is treated as no view at all.
+bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& roster);
+
+// Calls visit(const ProbeResult&) for every result of the view that counts:
+// a target inside the roster, not the origin itself, in strictly increasing
+// target order (a repeat or an out-of-order entry is skipped; the decoder
+// already refuses them), probed no earlier than stale_after_ms before the
+// report's own timestamp (a target the observer stopped probing).
+template <class Visit>
+void for_each_counted_result(const ObservedReport& observed, const Parameters& params,
+                             std::uint32_t server_count, Visit&& visit) {
+  std::int64_t previous = -1;
+  const UnixMs oldest_probe_ms = observed.timestamp_ms - params.stale_after_ms;
+  for (const ProbeResult& result : observed.report.view.results) {
+    if (result.target >= server_count || result.target == observed.origin) continue;
+    if (static_cast<std::int64_t>(result.target) <= previous) continue;
+    previous = result.target;
+    if (result.last_probe_ms < oldest_probe_ms) continue;
+    visit(result);
+  }
+}
+
+// A result votes "can't reach" when its failure streak is at least fail_streak.
+inline bool is_failing(const ProbeResult& result, const Parameters& params) {
+  return result.fail_streak >= params.fail_streak;
+}
+
+// Unreliable observer: of the counted results of its view, at least
+// unreliable_min_targets, and failing ones reach unreliable_fraction
+// (integer: failing * 1000 >= permille * probed). Depends on the report only.
+bool is_unreliable(const ObservedReport& observed, const Parameters& params,
+                   std::uint32_t server_count);
+
+}  // namespace mesh::verdict

@@ -1,0 +1,195 @@
+#include "verdict/witnesses.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+#include "common/check.h"
+#include "verdict/hash.h"
+
+namespace mesh::verdict {
+namespace {
+
+using Scored = std::pair<std::uint64_t, std::uint32_t>;  // (score, observer)
+
+// Higher score first; equal scores (a 64-bit collision) by lower index.
+bool better(const Scored& a, const Scored& b) {
+  return a.first != b.first ? a.first > b.first : a.second < b.second;
+}
+
+bool plan_is_full_mesh(const Fleet& fleet, std::uint32_t per_country) {
+  if (per_country == 0) return true;
+  for (const auto& members : fleet.members_of_country) {
+    if (members.size() > per_country) return false;
+  }
+  return true;
+}
+
+// Load cap per country: ceil(assignments the country must make / its size).
+std::vector<std::uint32_t> country_caps(const Fleet& fleet, std::uint32_t per_country) {
+  std::vector<std::uint32_t> caps;
+  for (std::uint32_t c = 0; c < fleet.countries.size(); ++c) {
+    std::uint64_t size = fleet.members_of_country[c].size();
+    std::uint64_t total = 0;
+    for (std::uint32_t t = 0; t < fleet.server_count; ++t) {
+      std::uint64_t candidates = size - (fleet.country_of[t] == c ? 1 : 0);
+      total += std::min<std::uint64_t>(per_country, candidates);
+    }
+    caps.push_back(static_cast<std::uint32_t>((total + size - 1) / size));
+  }
+  return caps;
+}
+
+std::vector<std::uint32_t> target_order(const Fleet& fleet, std::uint64_t key) {
+  std::vector<Scored> keyed;
+  for (std::uint32_t t = 0; t < fleet.server_count; ++t) {
+    keyed.emplace_back(target_order_key(key, fleet.id_hash[t]), t);
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const Scored& a, const Scored& b) { return a < b; });
+  std::vector<std::uint32_t> order;
+  for (const Scored& entry : keyed) order.push_back(entry.second);
+  return order;
+}
+
+// Appends to `chosen` the `need` best-scored candidates of `pool`.
+void take_best(std::vector<Scored>& pool, std::size_t need, std::vector<std::uint32_t>& chosen) {
+  need = std::min(need, pool.size());
+  std::partial_sort(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(need), pool.end(),
+                    better);
+  for (std::size_t i = 0; i < need; ++i) chosen.push_back(pool[i].second);
+}
+
+// Draws target t's witnesses in one country: the highest rendezvous scores
+// among observers still under the cap; only when too few are under it, the
+// best of the rest (so every target always gets its witnesses).
+void draw_country(const Fleet& fleet, std::uint64_t key, std::uint32_t t,
+                  const std::vector<std::uint32_t>& members, std::uint32_t per_country,
+                  std::uint32_t cap, const std::vector<std::uint32_t>& load,
+                  std::vector<std::uint32_t>& chosen) {
+  std::size_t candidates = members.size() - (fleet.country_of[t] == fleet.country_of[members[0]]);
+  std::size_t need = std::min<std::size_t>(per_country, candidates);
+  std::vector<Scored> under_cap;
+  std::vector<Scored> at_cap;
+  for (std::uint32_t o : members) {
+    if (o == t) continue;
+    Scored scored(rendezvous_score(key, fleet.id_hash[t], fleet.id_hash[o]), o);
+    (load[o] < cap ? under_cap : at_cap).push_back(scored);
+  }
+  std::size_t from_under = std::min(need, under_cap.size());
+  take_best(under_cap, from_under, chosen);
+  take_best(at_cap, need - from_under, chosen);
+}
+
+}  // namespace
+
+bool WitnessPlan::is_witness(std::uint32_t observer, std::uint32_t target) const {
+  if (observer >= server_count || target >= server_count || observer == target) return false;
+  if (full_mesh) return true;
+  const auto& list = targets_of_observer[observer];
+  return std::binary_search(list.begin(), list.end(), target);
+}
+
+std::vector<std::uint32_t> WitnessPlan::witnesses(std::uint32_t target) const {
+  MESH_CHECK(target < server_count, "witnesses(): target out of range");
+  if (!full_mesh) return witnesses_of_target[target];
+  std::vector<std::uint32_t> all;
+  for (std::uint32_t o = 0; o < server_count; ++o) {
+    if (o != target) all.push_back(o);
+  }
+  return all;
+}
+
+std::vector<std::uint32_t> WitnessPlan::targets(std::uint32_t observer) const {
+  MESH_CHECK(observer < server_count, "targets(): observer out of range");
+  if (!full_mesh) return targets_of_observer[observer];
+  return witnesses(observer);  // the full mesh is symmetric
+}
+
+WitnessPlan plan_witnesses(const Roster& roster, std::uint64_t epoch) {
+  return plan_witnesses(roster, build_fleet(roster), epoch);
+}
+
+WitnessPlan plan_witnesses(const Roster& roster, const Fleet& fleet, std::uint64_t epoch) {
+  MESH_CHECK(fleet.server_count == roster.servers.size(), "fleet of another roster");
+  WitnessPlan plan;
+  plan.roster_version = roster.version;
+  plan.epoch = epoch;
+  plan.server_count = fleet.server_count;
+  std::uint32_t per_country = roster.params.witnesses_per_country;
+  plan.full_mesh = plan_is_full_mesh(fleet, per_country);
+  if (plan.full_mesh) return plan;
+
+  std::uint64_t key = epoch_key(epoch);
+  std::vector<std::uint32_t> caps = country_caps(fleet, per_country);
+  std::vector<std::uint32_t> load(fleet.server_count, 0);
+  plan.witnesses_of_target.resize(fleet.server_count);
+  plan.targets_of_observer.resize(fleet.server_count);
+  std::vector<std::uint32_t> chosen;
+  for (std::uint32_t t : target_order(fleet, key)) {
+    for (std::uint32_t c = 0; c < fleet.countries.size(); ++c) {
+      chosen.clear();
+      draw_country(fleet, key, t, fleet.members_of_country[c], per_country, caps[c], load,
+                   chosen);
+      for (std::uint32_t o : chosen) {
+        ++load[o];
+        plan.witnesses_of_target[t].push_back(o);
+        plan.targets_of_observer[o].push_back(t);
+      }
+    }
+  }
+  for (auto& list : plan.witnesses_of_target) std::sort(list.begin(), list.end());
+  for (auto& list : plan.targets_of_observer) std::sort(list.begin(), list.end());
+  return plan;
+}
+
+std::uint64_t epoch_of(UnixMs now_ms, const Parameters& params) {
+  if (now_ms <= 0 || params.epoch_ms <= 0) return 0;
+  return static_cast<std::uint64_t>(now_ms / params.epoch_ms);
+}
+
+UnixMs epoch_start_ms(std::uint64_t epoch, const Parameters& params) {
+  if (params.epoch_ms <= 0) return 0;
+  return static_cast<UnixMs>(epoch) * params.epoch_ms;
+}
+
+DurationMs warmup_ms(const Parameters& params) {
+  if (params.epoch_ms <= 0) return 0;
+  DurationMs window = (static_cast<DurationMs>(params.fail_streak) + 2) *
+                      std::max<DurationMs>(params.probe_interval_ms, 0);
+  return std::min(window, params.epoch_ms);
+}
+
+bool in_warmup_before_switch(UnixMs now_ms, const Parameters& params) {
+  if (params.epoch_ms <= 0) return false;
+  UnixMs next_start = epoch_start_ms(epoch_of(now_ms, params) + 1, params);
+  return now_ms >= next_start - warmup_ms(params);
+}
+
+bool in_grace_after_switch(UnixMs now_ms, const Parameters& params) {
+  std::uint64_t epoch = epoch_of(now_ms, params);
+  if (epoch == 0) return false;
+  return now_ms < epoch_start_ms(epoch, params) + warmup_ms(params);
+}
+
+std::vector<std::uint32_t> probe_targets(const WitnessPlan& current, const WitnessPlan& next,
+                                         std::uint32_t observer, UnixMs now_ms,
+                                         const Parameters& params) {
+  std::vector<std::uint32_t> targets = current.targets(observer);
+  if (!in_warmup_before_switch(now_ms, params)) return targets;
+  std::vector<std::uint32_t> incoming = next.targets(observer);
+  std::vector<std::uint32_t> merged;
+  std::set_union(targets.begin(), targets.end(), incoming.begin(), incoming.end(),
+                 std::back_inserter(merged));
+  return merged;
+}
+
+std::vector<std::uint32_t> probe_targets(const Roster& roster, std::uint32_t observer,
+                                         UnixMs now_ms) {
+  Fleet fleet = build_fleet(roster);
+  std::uint64_t epoch = epoch_of(now_ms, roster.params);
+  return probe_targets(plan_witnesses(roster, fleet, epoch),
+                       plan_witnesses(roster, fleet, epoch + 1), observer, now_ms,
+                       roster.params);
+}
+
+}  // namespace mesh::verdict
