@@ -1,0 +1,215 @@
+// GossipCore: construction, the public API, record storage and dissemination.
+#include "gossip/core.h"
+
+#include <algorithm>
+
+#include "gossip/core_impl.h"
+
+namespace mesh::gossip {
+
+void Effects::merge(Effects&& other) {
+  std::move(other.send.begin(), other.send.end(), std::back_inserter(send));
+  std::move(other.persist.begin(), other.persist.end(), std::back_inserter(persist));
+  std::move(other.erase.begin(), other.erase.end(), std::back_inserter(erase));
+  roster_changed = roster_changed || other.roster_changed;
+}
+
+GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier)
+    : config_(std::move(config)),
+      rng_(seed),
+      store_(config_.operator_key, verifier != nullptr ? *verifier : sodium_verifier_, counters_),
+      link_(config_.node_key, config_.boot_counter) {
+  MESH_CHECK(is_valid_server_id(config_.self), "CoreConfig::self is not a valid server id");
+  MESH_CHECK(config_.tick_interval_ms > 0 && config_.sync_interval_ms > 0,
+             "CoreConfig intervals must be positive");
+}
+
+Result<const StoredRecord*, RecordError> GossipCore::Impl::store_record(Bytes raw, UnixMs now,
+                                                                         Effects& effects,
+                                                                         bool* duplicate) {
+  const std::shared_ptr<const Roster> old_roster = store_.shared_roster();
+  auto accepted = store_.accept(std::move(raw), now, duplicate);
+  if (!accepted.ok()) return accepted.error();
+  const Acceptance& acceptance = accepted.value();
+  if (acceptance.roster_changed) {
+    effects.roster_changed = true;
+    effects.erase.insert(effects.erase.end(), acceptance.erased.begin(), acceptance.erased.end());
+    on_roster_changed(old_roster.get());
+  }
+  const StoredRecord* record = store_.find(acceptance.kind, acceptance.origin_index);
+  MESH_CHECK(record != nullptr, "accepted record not held");
+  return record;
+}
+
+void GossipCore::Impl::on_roster_changed(const Roster* old_roster) {
+  const Roster& roster = *store_.roster();
+  self_index_ = roster.index_of(config_.self);
+  peers_.reset(roster, self_index_, old_roster, rng_, config_.eager_fanout);
+  // Indices moved: queued work named old indices. SYNC repairs whatever it held.
+  outbox_.clear();
+  missing_.clear();
+  announce_.clear();
+  announce_eager_.clear();
+  members_by_key_id_.clear();
+  std::vector<PublicKey> keys;
+  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
+    members_by_key_id_[key_id_of(roster.servers[i].key)].push_back(i);
+    keys.push_back(roster.servers[i].key);
+  }
+  std::sort(keys.begin(), keys.end());
+  link_.retain_only(keys);
+  for (auto it = roster_offered_ms_.begin(); it != roster_offered_ms_.end();) {
+    it = std::binary_search(keys.begin(), keys.end(), it->first) ? std::next(it)
+                                                                 : roster_offered_ms_.erase(it);
+  }
+}
+
+Entry GossipCore::Impl::entry_of(const StoredRecord& record, bool with_hash) const {
+  Entry entry{record.envelope.kind, 0, record.envelope.seq, with_hash ? record.hash32() : 0};
+  if (entry.kind == RecordKind::report) {
+    entry.origin = *store_.roster()->index_of(record.envelope.origin);
+  }
+  return entry;
+}
+
+std::vector<Entry> GossipCore::Impl::held_entries() const {
+  std::vector<Entry> entries;
+  if (const StoredRecord* roster = store_.roster_record()) entries.push_back(entry_of(*roster, true));
+  const Roster* roster = store_.roster();
+  for (std::uint32_t i = 0; roster != nullptr && i < roster->servers.size(); ++i) {
+    if (const StoredRecord* report = store_.report(i)) {
+      entries.push_back(Entry{RecordKind::report, i, report->envelope.seq, report->hash32()});
+    }
+  }
+  return entries;
+}
+
+std::optional<std::uint32_t> GossipCore::Impl::index_of_key(const PublicKey& key) const {
+  const Roster* roster = store_.roster();
+  if (roster == nullptr) return std::nullopt;
+  auto it = members_by_key_id_.find(key_id_of(key));
+  if (it == members_by_key_id_.end()) return std::nullopt;
+  for (std::uint32_t index : it->second) {
+    if (roster->servers[index].key == key) return index;
+  }
+  return std::nullopt;
+}
+
+void GossipCore::Impl::queue_body(std::uint32_t peer, const StoredRecord& record, bool repair) {
+  // One shared copy of the bytes however many peers it is queued for.
+  auto raw = std::make_shared<const Bytes>(record.envelope.raw);
+  if (!outbox_.add_body(peer, std::move(raw), repair, config_.peer_queue_bytes_max)) {
+    ++counters_.outbox_dropped;
+  }
+}
+
+void GossipCore::Impl::spread(const StoredRecord& record, std::optional<std::uint32_t> from,
+                              Spread how) {
+  if (how == Spread::none || !self_index_) return;
+  const Entry entry = entry_of(record, false);
+  if (how == Spread::push) {
+    auto raw = std::make_shared<const Bytes>(record.envelope.raw);
+    for (std::uint32_t peer : peers_.eager()) {
+      if (from && peer == *from) continue;
+      if (!outbox_.add_body(peer, raw, false, config_.peer_queue_bytes_max)) {
+        ++counters_.outbox_dropped;
+      }
+    }
+  } else if (announce_eager_.size() < config_.announce_queue_max) {
+    announce_eager_.push_back(entry);
+  }
+  if (announce_.size() >= config_.announce_queue_max) {
+    announce_.erase(announce_.begin());
+    ++counters_.announce_dropped;
+  }
+  announce_.push_back(entry);
+}
+
+Effects GossipCore::Impl::load(std::span<const Bytes> stored_records, UnixMs now) {
+  Effects effects;
+  // Rosters first: reports can only be checked against one.
+  std::vector<const Bytes*> order;
+  for (const Bytes& raw : stored_records) order.push_back(&raw);
+  std::stable_partition(order.begin(), order.end(), [](const Bytes* raw) {
+    auto envelope = decode_envelope(*raw);
+    return envelope.ok() && envelope->kind == RecordKind::roster;
+  });
+  std::vector<std::pair<RecordKind, ServerId>> refused;
+  for (const Bytes* raw : order) {
+    auto stored = store_record(*raw, now, effects, nullptr);
+    if (stored.ok()) continue;
+    if (auto envelope = decode_envelope(*raw); envelope.ok()) {
+      refused.emplace_back(envelope->kind, envelope->origin);
+    }
+  }
+  // Erase a refused record's key only if nothing valid is held under it.
+  for (auto& [kind, origin] : refused) {
+    const Roster* roster = store_.roster();
+    const bool held = kind == RecordKind::roster
+                          ? store_.roster_record() != nullptr
+                          : roster != nullptr && roster->index_of(origin) &&
+                                store_.report(*roster->index_of(origin)) != nullptr;
+    if (!held) effects.erase.emplace_back(kind, origin);
+  }
+  return effects;
+}
+
+Result<Effects, RecordError> GossipCore::Impl::publish(Bytes raw_record, UnixMs now) {
+  Effects effects;
+  auto stored = store_record(std::move(raw_record), now, effects, nullptr);
+  if (!stored.ok()) return stored.error();
+  effects.persist.push_back(stored.value()->envelope.raw);
+  spread(*stored.value(), std::nullopt, Spread::push);
+  return effects;
+}
+
+// --- GossipCore: forwards to Impl ---
+
+GossipCore::GossipCore(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier)
+    : impl_(std::make_unique<Impl>(std::move(config), seed, verifier)) {}
+GossipCore::~GossipCore() = default;
+
+Effects GossipCore::load(std::span<const Bytes> stored_records, UnixMs now) {
+  return impl_->load(stored_records, now);
+}
+Result<Effects, RecordError> GossipCore::publish(Bytes raw_record, UnixMs now) {
+  return impl_->publish(std::move(raw_record), now);
+}
+Effects GossipCore::on_message(ByteView frame, UnixMs now) { return impl_->on_message(frame, now); }
+Effects GossipCore::on_tick(UnixMs now) { return impl_->on_tick(now); }
+const Roster* GossipCore::roster() const { return impl_->store_.roster(); }
+std::optional<std::uint32_t> GossipCore::self_index() const { return impl_->self_index_; }
+Digest GossipCore::digest() const { return impl_->store_.digest(); }
+const Counters& GossipCore::counters() const { return impl_->counters_; }
+std::size_t GossipCore::record_count() const { return impl_->store_.size(); }
+std::vector<std::uint32_t> GossipCore::eager_peers() const { return impl_->peers_.eager(); }
+
+std::optional<std::uint64_t> GossipCore::held_seq(RecordKind kind, std::string_view origin) const {
+  const RecordStore& store = impl_->store_;
+  if (kind == RecordKind::roster) {
+    if (origin != kOperatorOrigin || store.roster_record() == nullptr) return std::nullopt;
+    return store.roster_record()->envelope.seq;
+  }
+  const Roster* roster = store.roster();
+  const auto index = roster != nullptr ? roster->index_of(origin) : std::nullopt;
+  const StoredRecord* report = index ? store.report(*index) : nullptr;
+  if (report == nullptr) return std::nullopt;
+  return report->envelope.seq;
+}
+
+std::optional<HeldRecord> GossipCore::report_of(std::uint32_t index) const {
+  const StoredRecord* report = impl_->store_.report(index);
+  if (report == nullptr) return std::nullopt;
+  return HeldRecord{&report->envelope, index, &*report->report};
+}
+
+void GossipCore::for_each_record(const std::function<void(const HeldRecord&)>& fn) const {
+  const RecordStore& store = impl_->store_;
+  if (const StoredRecord* roster = store.roster_record()) fn(HeldRecord{&roster->envelope, 0, nullptr});
+  const Roster* roster = store.roster();
+  for (std::uint32_t i = 0; roster != nullptr && i < roster->servers.size(); ++i) {
+    if (auto held = report_of(i)) fn(*held);
+  }
+}
+
+}  // namespace mesh::gossip

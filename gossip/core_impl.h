@@ -1,0 +1,83 @@
+// Internal: the state behind GossipCore (core.h). Split over core.cc (API,
+// records, dissemination), core_receive.cc (frames in) and core_tick.cc
+// (timers, SYNC, frames out). Not part of the public API.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "gossip/core.h"
+#include "gossip/link.h"
+#include "gossip/outbox.h"
+#include "gossip/peers.h"
+#include "gossip/rng.h"
+#include "gossip/store.h"
+#include "gossip/wire.h"
+
+namespace mesh::gossip {
+
+// How a newly stored record travels on.
+enum class Spread {
+  push,      // full body to every eager peer but the sender, IHAVE to sampled lazy peers
+  announce,  // IHAVE only, to eager peers and sampled lazy peers (records learnt by SYNC)
+  none,      // loaded from storage: SYNC spreads it if needed
+};
+
+class GossipCore::Impl {
+ public:
+  Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier);
+
+  Effects load(std::span<const Bytes> stored_records, UnixMs now);
+  Result<Effects, RecordError> publish(Bytes raw_record, UnixMs now);
+  Effects on_message(ByteView frame, UnixMs now);
+  Effects on_tick(UnixMs now);
+
+  // Shared by the three files.
+  CoreConfig config_;
+  Rng rng_;
+  SodiumVerifier sodium_verifier_;
+  Counters counters_;
+  RecordStore store_;
+  LinkCrypto link_;
+  PeerSets peers_;
+  MissingTable missing_;
+  Outbox outbox_;
+  std::optional<std::uint32_t> self_index_;
+  std::unordered_map<KeyId, std::vector<std::uint32_t>> members_by_key_id_;
+  std::vector<Entry> announce_;        // records to announce at the next tick (to lazy peers)
+  std::vector<Entry> announce_eager_;  // records to announce to eager peers too (Spread::announce)
+  std::map<PublicKey, UnixMs> roster_offered_ms_;  // peer -> when we last sent it our roster
+  UnixMs roster_requested_ms_ = -1;
+  std::optional<UnixMs> next_sync_ms_;
+
+  // core.cc
+  Result<StoredRecord const*, RecordError> store_record(Bytes raw, UnixMs now, Effects& effects,
+                                                        bool* duplicate);
+  void on_roster_changed(const Roster* old_roster);
+  void spread(const StoredRecord& record, std::optional<std::uint32_t> from, Spread how);
+  void queue_body(std::uint32_t peer, const StoredRecord& record, bool repair);
+  Entry entry_of(const StoredRecord& record, bool with_hash) const;
+  std::vector<Entry> held_entries() const;
+  std::optional<std::uint32_t> index_of_key(const PublicKey& key) const;
+
+  // core_receive.cc
+  void apply(const PublicKey& sender, FrameContent content, UnixMs now, Effects& effects);
+  void apply_versions(std::uint32_t from, std::uint64_t their_version, UnixMs now);
+  void apply_grafts(std::uint32_t from, const std::vector<Entry>& grafts, bool same_version);
+  void apply_body(const PublicKey& sender, Body& body, UnixMs now, Effects& effects);
+  void apply_ihave(std::uint32_t from, const std::vector<Entry>& entries, bool same_version,
+                   UnixMs now);
+  void apply_sync(std::uint32_t from, const std::vector<Entry>& digest);
+  void apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted);
+
+  // core_tick.cc
+  void tick_grafts(UnixMs now);
+  void tick_sync(UnixMs now);
+  void tick_announce();
+  void flush(Effects& effects);
+};
+
+}  // namespace mesh::gossip

@@ -1,0 +1,212 @@
+// GossipCore: frames in. A frame is checked (size, header, sender, AEAD,
+// replay, layout) before any of it is applied; a bad frame changes nothing.
+#include <algorithm>
+
+#include "gossip/core_impl.h"
+
+namespace mesh::gossip {
+
+Effects GossipCore::Impl::on_message(ByteView frame, UnixMs now) {
+  Effects effects;
+  ++counters_.frames_received;
+  counters_.bytes_received += frame.size();
+  if (frame.size() > kFrameBytesMax) {
+    ++counters_.frames_oversize;
+    return effects;
+  }
+  auto header = parse_frame_header(frame);
+  if (!header.ok()) {
+    ++counters_.frames_malformed;
+    return effects;
+  }
+  const Roster* roster = store_.roster();
+  if (roster == nullptr) {
+    ++counters_.frames_no_roster;
+    return effects;
+  }
+  auto candidates = members_by_key_id_.find(header->sender);
+  if (candidates == members_by_key_id_.end()) {
+    ++counters_.frames_unknown_sender;
+    return effects;
+  }
+  // Key ids are 8 bytes of the key: two members could share one, and the
+  // AEAD then tells which of them sealed the frame.
+  LinkError last = LinkError::bad_key;
+  for (std::uint32_t index : candidates->second) {
+    if (self_index_ && index == *self_index_) continue;
+    const PublicKey sender = roster->servers[index].key;
+    auto plaintext = link_.open(sender, header.value(), frame);
+    if (!plaintext.ok()) {
+      last = plaintext.code();
+      continue;
+    }
+    auto content = decode_frame_content(plaintext.value());
+    if (!content.ok()) {
+      ++counters_.frames_malformed;
+      return effects;
+    }
+    apply(sender, std::move(content.value()), now, effects);
+    return effects;
+  }
+  if (last == LinkError::replayed) {
+    ++counters_.frames_replayed;
+  } else if (last == LinkError::bad_key) {
+    ++counters_.frames_unknown_sender;
+  } else {
+    ++counters_.frames_undecryptable;
+  }
+  return effects;
+}
+
+void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, UnixMs now,
+                             Effects& effects) {
+  counters_.messages_unknown_type += content.unknown_messages;
+  auto from = index_of_key(sender);
+  MESH_CHECK(from.has_value(), "an opened frame's sender is a member");
+  apply_versions(*from, content.roster_version, now);
+  const bool same_version = content.roster_version == store_.roster()->version;
+  if (content.prune) {
+    ++counters_.prunes_received;
+    peers_.make_lazy(*from);
+  }
+  apply_grafts(*from, content.graft, same_version);
+  for (Body& body : content.bodies) {
+    apply_body(sender, body, now, effects);
+  }
+  // A roster in this frame may have moved the sender's index, or removed it.
+  from = index_of_key(sender);
+  if (!from || content.roster_version != store_.roster()->version) {
+    // Entry origins are indices in the sender's roster: only roster entries
+    // mean the same to us, and the roster exchange is handled by apply_versions.
+    return;
+  }
+  apply_ihave(*from, content.ihave, true, now);
+  if (content.sync) apply_sync(*from, *content.sync);
+  if (content.sync_reply) apply_sync_reply(*from, *content.sync_reply);
+}
+
+void GossipCore::Impl::apply_versions(std::uint32_t from, std::uint64_t their_version, UnixMs now) {
+  const std::uint64_t mine = store_.roster()->version;
+  if (their_version > mine) {
+    // Ask the sender for its roster, at most once per offer interval.
+    if (roster_requested_ms_ < 0 || now - roster_requested_ms_ >= config_.roster_offer_interval_ms) {
+      roster_requested_ms_ = now;
+      outbox_.add_graft(from, Entry{RecordKind::roster, 0, their_version, 0});
+      ++counters_.grafts_sent;
+    }
+  } else if (their_version < mine) {
+    const PublicKey& key = store_.roster()->servers[from].key;
+    auto it = roster_offered_ms_.find(key);
+    if (it == roster_offered_ms_.end() || now - it->second >= config_.roster_offer_interval_ms) {
+      roster_offered_ms_[key] = now;
+      queue_body(from, *store_.roster_record(), true);
+      ++counters_.roster_offers_sent;
+    }
+  }
+}
+
+void GossipCore::Impl::apply_grafts(std::uint32_t from, const std::vector<Entry>& grafts,
+                                    bool same_version) {
+  for (const Entry& entry : grafts) {
+    ++counters_.grafts_received;
+    if (entry.kind == RecordKind::report) peers_.make_eager(from);
+    if (entry.kind == RecordKind::report && !same_version) continue;
+    const StoredRecord* held = store_.find(entry.kind, entry.origin);
+    if (held != nullptr && held->envelope.seq >= entry.seq) queue_body(from, *held, true);
+  }
+}
+
+void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs now,
+                                  Effects& effects) {
+  ++(body.repair ? counters_.bodies_repair_received : counters_.bodies_pushed_received);
+  bool duplicate = false;
+  auto stored = store_record(std::move(body.raw), now, effects, &duplicate);
+  const auto from = index_of_key(sender);  // after a roster change, the new index (or none)
+  if (!stored.ok()) {
+    // A pushed copy we did not need: the tree has a redundant edge here.
+    if (stored.code() == RecordError::stale && !body.repair && from) {
+      peers_.make_lazy(*from);
+      outbox_.add_prune(*from);
+      ++counters_.prunes_sent;
+    }
+    return;
+  }
+  ++counters_.bodies_useful;
+  const StoredRecord& record = *stored.value();
+  effects.persist.push_back(record.envelope.raw);
+  const Entry entry = entry_of(record, false);
+  const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
+  if (!body.repair && from && !peers_.is_eager(*from)) {
+    peers_.make_eager(*from);  // it pushes to us: keep the tree edge symmetric
+  }
+  spread(record, from, (!body.repair || grafted) ? Spread::push : Spread::announce);
+}
+
+void GossipCore::Impl::apply_ihave(std::uint32_t from, const std::vector<Entry>& entries,
+                                   bool same_version, UnixMs now) {
+  counters_.ihave_entries_received += entries.size();
+  for (const Entry& entry : entries) {
+    if (entry.kind == RecordKind::report && !same_version) continue;
+    if (entry.kind == RecordKind::report && !peers_.is_peer(entry.origin) &&
+        !(self_index_ && entry.origin == *self_index_)) {
+      continue;  // not a member index
+    }
+    const StoredRecord* held = store_.find(entry.kind, entry.origin);
+    if (held != nullptr && held->envelope.seq >= entry.seq) continue;
+    if (!missing_.announced(entry, from, now, config_.ihave_timeout_ms, config_.missing_max,
+                            config_.announcers_per_missing_max)) {
+      ++counters_.missing_dropped;
+    }
+  }
+}
+
+void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& digest) {
+  ++counters_.syncs_received;
+  std::vector<Entry> wanted;           // what the asker holds newer (or different)
+  std::vector<const StoredRecord*> give;  // what we hold newer (or different)
+  std::vector<bool> named;  // report origins the asker listed
+  const Roster& roster = *store_.roster();
+  named.resize(roster.servers.size(), false);
+  bool roster_named = false;
+  for (const Entry& entry : digest) {
+    if (entry.kind == RecordKind::report && entry.origin >= roster.servers.size()) continue;
+    if (entry.kind == RecordKind::report) named[entry.origin] = true; else roster_named = true;
+    const StoredRecord* held = store_.find(entry.kind, entry.origin);
+    if (held == nullptr || held->envelope.seq < entry.seq) {
+      wanted.push_back(entry);
+    } else if (held->envelope.seq > entry.seq) {
+      give.push_back(held);
+    } else if (held->hash32() != entry.hash32) {
+      // Equal seq, different records: each side sends its own and the
+      // tie-break keeps the smaller on both.
+      give.push_back(held);
+      wanted.push_back(entry);
+    }
+  }
+  if (const StoredRecord* held = store_.roster_record(); held && !roster_named) give.push_back(held);
+  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
+    const StoredRecord* held = store_.report(i);
+    if (held != nullptr && !named[i]) give.push_back(held);
+  }
+  std::size_t bytes = 0;
+  for (const StoredRecord* record : give) {
+    bytes += record->envelope.raw.size();
+    if (bytes > config_.sync_reply_bytes_max) break;  // the rest on the next round
+    queue_body(from, *record, true);
+  }
+  if (!wanted.empty()) outbox_.set_sync_reply(from, std::move(wanted));
+}
+
+void GossipCore::Impl::apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted) {
+  std::size_t bytes = 0;
+  for (const Entry& entry : wanted) {
+    const StoredRecord* held = store_.find(entry.kind, entry.origin);
+    // Entries are our own SYNC entries echoed back: send what we hold now.
+    if (held == nullptr || held->envelope.seq < entry.seq) continue;
+    bytes += held->envelope.raw.size();
+    if (bytes > config_.sync_reply_bytes_max) break;
+    queue_body(from, *held, true);
+  }
+}
+
+}  // namespace mesh::gossip

@@ -1,0 +1,68 @@
+// GossipCore: timers and frames out. Everything queued since the last tick
+// leaves here, at most one sealed frame per peer.
+#include "gossip/core_impl.h"
+
+namespace mesh::gossip {
+
+Effects GossipCore::Impl::on_tick(UnixMs now) {
+  Effects effects;
+  if (store_.roster() == nullptr || !self_index_) return effects;  // nobody to talk to
+  tick_grafts(now);
+  tick_sync(now);
+  tick_announce();
+  flush(effects);
+  return effects;
+}
+
+void GossipCore::Impl::tick_grafts(UnixMs now) {
+  for (const auto& [peer, entry] : missing_.due(now, config_.ihave_timeout_ms)) {
+    if (!peers_.is_peer(peer)) continue;
+    peers_.make_eager(peer);  // GRAFT: the edge joins the tree on both sides
+    outbox_.add_graft(peer, entry);
+    ++counters_.grafts_sent;
+  }
+}
+
+void GossipCore::Impl::tick_sync(UnixMs now) {
+  if (!next_sync_ms_) {
+    // The first round at a random point of the interval, so that nodes
+    // started together do not sync in lockstep.
+    next_sync_ms_ = now + static_cast<DurationMs>(
+                              rng_.below(static_cast<std::uint64_t>(config_.sync_interval_ms)));
+  }
+  if (now < *next_sync_ms_) return;
+  next_sync_ms_ = now + config_.sync_interval_ms;
+  const auto peer = peers_.random_peer(rng_);
+  if (!peer) return;
+  outbox_.set_sync(*peer, held_entries());
+  ++counters_.syncs_sent;
+}
+
+void GossipCore::Impl::tick_announce() {
+  if (!announce_eager_.empty()) {
+    for (std::uint32_t peer : peers_.eager()) {
+      counters_.announce_dropped += outbox_.add_ihave(peer, announce_eager_);
+    }
+    announce_eager_.clear();
+  }
+  if (announce_.empty()) return;
+  for (std::uint32_t peer : peers_.sample_lazy(config_.lazy_fanout, rng_)) {
+    counters_.announce_dropped += outbox_.add_ihave(peer, announce_);
+  }
+  announce_.clear();
+}
+
+void GossipCore::Impl::flush(Effects& effects) {
+  const Roster& roster = *store_.roster();
+  for (auto& [peer, content] : outbox_.drain(config_.frame_budget_bytes, roster.version)) {
+    auto frame = link_.seal(roster.servers[peer].key, encode_frame_content(content));
+    if (!frame.ok()) continue;  // a roster key with no X25519 form: nothing can reach it
+    counters_.bodies_sent += content.bodies.size();
+    counters_.ihave_entries_sent += content.ihave.size();
+    ++counters_.frames_sent;
+    counters_.bytes_sent += frame->size();
+    effects.send.push_back(Outgoing{peer, std::move(frame.value())});
+  }
+}
+
+}  // namespace mesh::gossip

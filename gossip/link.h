@@ -1,0 +1,108 @@
+// Link security (docs/GOSSIP.md, "Frames"): every frame between two roster
+// members is sealed with XChaCha20-Poly1305-IETF under per-pair, per-direction
+// session keys. X25519 keys are derived from the roster's Ed25519 keys and
+// crypto_kx gives the session keys (the member with the smaller Ed25519 public
+// key is the kx "client"). Nonce = boot counter (8 B BE) || frame counter
+// (8 B BE) || 8 zero bytes: the boot counter rises at every start and the
+// frame counter at every frame, so a nonce never repeats under one key.
+//
+// Frame = magic (1) || sender key id (8) || boot (8) || counter (8) ||
+//         ciphertext || tag (16). The 25-byte header is the AEAD's additional data.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "record/keys.h"
+
+namespace mesh::gossip {
+
+inline constexpr std::uint8_t kFrameMagic = 0xA1;  // frame format 1; a new format takes a new value
+inline constexpr std::size_t kFrameHeaderBytes = 1 + 8 + 8 + 8;
+inline constexpr std::size_t kFrameTagBytes = 16;
+inline constexpr std::size_t kReplayWindowFrames = 256;
+
+// The first 8 bytes of an Ed25519 public key, big-endian: names the sender
+// in a frame header. Roster keys are distinct; a key id shared by two members
+// is resolved by trying each (the AEAD tells which).
+using KeyId = std::uint64_t;
+KeyId key_id_of(const PublicKey& key);
+
+enum class LinkError {
+  oversize,       // over the caller's frame limit
+  malformed,      // shorter than header + tag, or unknown magic
+  bad_key,        // a key that does not convert to X25519 (not a valid point)
+  undecryptable,  // AEAD check failed: tampered, or sealed for another pair
+  replayed,       // nonce seen before, or older than the replay window
+};
+const char* to_string(LinkError error);
+
+struct FrameHeader {
+  KeyId sender = 0;
+  std::uint64_t boot = 0;
+  std::uint64_t counter = 0;
+};
+
+// Structural parse of the header only. REQUIRES nothing of `frame`.
+Result<FrameHeader, LinkError> parse_frame_header(ByteView frame);
+
+// Per-sender replay protection: the highest (boot, counter) seen and a bitmap
+// of the kReplayWindowFrames counters below it, so frames reordered in
+// flight still open while a repeated nonce never does.
+class ReplayWindow {
+ public:
+  bool seen_or_too_old(std::uint64_t boot, std::uint64_t counter) const;
+  // REQUIRES: !seen_or_too_old(boot, counter). Call after the frame opened.
+  void mark(std::uint64_t boot, std::uint64_t counter);
+
+ private:
+  static constexpr std::size_t kWords = kReplayWindowFrames / 64;
+  bool any_ = false;
+  std::uint64_t boot_ = 0;
+  std::uint64_t highest_ = 0;
+  std::array<std::uint64_t, kWords> bits_{};  // bit i: counter highest_ - i was seen
+};
+
+class LinkCrypto {
+ public:
+  // `self` is this node's Ed25519 key; `boot_counter` as in CoreConfig.
+  LinkCrypto(const SecretKey& self, std::uint64_t boot_counter);
+  ~LinkCrypto();  // wipes the derived secrets
+  LinkCrypto(const LinkCrypto&) = delete;
+  LinkCrypto& operator=(const LinkCrypto&) = delete;
+
+  // Seals `plaintext` for `peer`. bad_key if the peer's key has no X25519 form.
+  Result<Bytes, LinkError> seal(const PublicKey& peer, ByteView plaintext);
+
+  // Opens a frame whose header named `peer`: replay check, then AEAD. On
+  // success the nonce is marked seen. Nothing changes on failure.
+  Result<Bytes, LinkError> open(const PublicKey& peer, const FrameHeader& header, ByteView frame);
+
+  // Drops cached state of keys not in `members` (called on a roster change).
+  void retain_only(std::span<const PublicKey> members);
+
+  std::uint64_t frames_sealed() const { return counter_; }
+
+ private:
+  struct PeerLink {
+    std::array<std::uint8_t, 32> rx{};
+    std::array<std::uint8_t, 32> tx{};
+    ReplayWindow window;
+  };
+  PeerLink* link_for(const PublicKey& peer);  // null on bad_key
+
+  PublicKey self_public_{};
+  std::array<std::uint8_t, 32> self_x25519_public_{};
+  std::array<std::uint8_t, 32> self_x25519_secret_{};
+  bool self_ok_ = false;
+  std::uint64_t boot_ = 0;
+  std::uint64_t counter_ = 0;
+  std::map<PublicKey, PeerLink> links_;
+};
+
+}  // namespace mesh::gossip

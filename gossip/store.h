@@ -1,0 +1,91 @@
+// RecordStore: the latest record per (kind, origin) and the acceptance path
+// every record goes through, from the network, from publish() or from
+// storage (docs/GOSSIP.md, "Acceptance"):
+//   size -> envelope decode -> kind -> origin -> timestamp skew ->
+//   not older than held (cheap, before any signature) -> signature ->
+//   payload decode -> store.
+// Higher seq wins; at equal seq the lexicographically smaller raw bytes win,
+// so every node converges on the same record even against an equivocating
+// origin. Reports are held only while a roster is, and only for its members.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "common/time.h"
+#include "gossip/counters.h"
+#include "gossip/verifier.h"
+#include "record/envelope.h"
+#include "record/report.h"
+#include "record/roster.h"
+
+namespace mesh::gossip {
+
+using RecordHash = std::array<std::uint8_t, 32>;  // BLAKE2b-256 of the raw record
+
+struct StoredRecord {
+  Envelope envelope;
+  RecordHash hash{};
+  std::optional<Report> report;  // kind report only
+
+  std::uint32_t hash32() const;  // first 4 bytes of `hash`, big-endian
+};
+
+struct Acceptance {
+  RecordKind kind = RecordKind::report;
+  std::uint32_t origin_index = 0;  // in the roster held after acceptance; 0 for the roster
+  bool roster_changed = false;
+  std::vector<std::pair<RecordKind, ServerId>> erased;  // reports dropped by a roster change
+};
+
+class RecordStore {
+ public:
+  // `verifier` and `counters` must outlive the store.
+  RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier, Counters& counters);
+
+  // Runs the acceptance path on `raw` at time `now`. Counts the outcome in
+  // exactly one records_* counter. Errors: RecordError; a duplicate and a
+  // stale record both give `stale` (the counters tell them apart, and
+  // `duplicate` says which). Nothing changes unless the result is ok.
+  Result<Acceptance, RecordError> accept(Bytes raw, UnixMs now, bool* duplicate = nullptr);
+
+  const Roster* roster() const { return roster_.get(); }
+  // The same roster, shared: stays valid after a newer roster replaces it.
+  std::shared_ptr<const Roster> shared_roster() const { return roster_; }
+  const StoredRecord* roster_record() const { return roster_record_ ? &*roster_record_ : nullptr; }
+  // The report held for roster index `index`, or null.
+  const StoredRecord* report(std::uint32_t index) const;
+  const StoredRecord* find(RecordKind kind, std::uint32_t origin_index) const;
+  std::size_t size() const;
+
+  // BLAKE2b-256 over (kind, origin id, seq, record hash) of every held
+  // record sorted by (kind, origin id). Cached until the next change.
+  std::array<std::uint8_t, 32> digest() const;
+
+ private:
+  Result<Acceptance, RecordError> accept_roster(Envelope envelope, UnixMs now, bool* duplicate);
+  Result<Acceptance, RecordError> accept_report(Envelope envelope, UnixMs now, bool* duplicate);
+  // Held-vs-incoming ordering; counts and returns stale when not newer.
+  Status<RecordError> check_newer(const StoredRecord* held, const Envelope& incoming,
+                                  bool* duplicate);
+  std::vector<std::pair<RecordKind, ServerId>> install_roster(Roster roster);
+  DurationMs max_clock_skew_ms() const;
+  Error<RecordError> refuse(RecordError code, std::uint64_t Counters::*counter, std::string message);
+
+  PublicKey operator_key_;
+  SignatureVerifier& verifier_;
+  Counters& counters_;
+  std::shared_ptr<const Roster> roster_;
+  std::optional<StoredRecord> roster_record_;
+  std::vector<std::optional<StoredRecord>> reports_;  // by roster index
+  mutable std::optional<std::array<std::uint8_t, 32>> digest_cache_;
+};
+
+}  // namespace mesh::gossip

@@ -1,0 +1,75 @@
+// The plaintext inside a sealed frame (docs/GOSSIP.md, "Messages"):
+//   [roster_version, [message, ...]]   with each message [type, ...].
+// Origins in entries are roster indices in the SENDER's roster of
+// `roster_version`; a receiver on another version uses only roster entries.
+// Decoding is strict and bounded: any structural fault refuses the whole
+// frame; a message of an unknown type (a newer peer's) is skipped and counted.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "record/envelope.h"
+
+namespace mesh::gossip {
+
+// Wire values are append-only: never renumber or reuse one.
+enum class MessageType : std::uint8_t {
+  push = 1,        // [1, bin record]: eager push along the tree; a duplicate PRUNEs the sender
+  ihave = 2,       // [2, [kind, origin, seq, ...]]: records the sender holds (lazy announcement)
+  graft = 3,       // [3, [kind, origin, seq, ...]]: send me these, and make me eager
+  prune = 4,       // [4]: make me lazy
+  sync = 5,        // [5, [kind, origin, seq, hash32, ...]]: everything the sender holds
+  sync_reply = 6,  // [6, [kind, origin, seq, hash32, ...]]: what the replier lacks or holds older
+  repair = 7,      // [7, bin record]: a body in answer to GRAFT/SYNC; a duplicate never PRUNEs
+};
+
+// One record named compactly. `hash32` (the first 4 bytes of the record's
+// BLAKE2b-256, big-endian) travels in SYNC and SYNC_REPLY only, so that two
+// different records with the same seq (an equivocating origin) get repaired too.
+struct Entry {
+  RecordKind kind = RecordKind::report;
+  std::uint32_t origin = 0;  // roster index; 0 for the roster
+  std::uint64_t seq = 0;
+  std::uint32_t hash32 = 0;
+  bool operator==(const Entry&) const = default;
+};
+
+struct Body {
+  bool repair = false;  // true: REPAIR, false: PUSH
+  Bytes raw;
+};
+
+// A frame's messages grouped by type (several messages of one type merge).
+struct FrameContent {
+  std::uint64_t roster_version = 0;
+  std::vector<Body> bodies;
+  std::vector<Entry> ihave;
+  std::vector<Entry> graft;
+  bool prune = false;
+  std::optional<std::vector<Entry>> sync;
+  std::optional<std::vector<Entry>> sync_reply;
+  std::size_t unknown_messages = 0;  // decode only: skipped messages of unknown type
+
+  bool empty() const;
+};
+
+enum class WireError {
+  malformed,  // not the documented layout, wrong types, trailing bytes
+  oversize,   // a list or body over its limit
+};
+
+// Encodes in a fixed order: PRUNE, GRAFT, SYNC, SYNC_REPLY, IHAVE, bodies.
+// REQUIRES: every list within kEntriesPerListMax, bodies within kRecordBytesMax.
+Bytes encode_frame_content(const FrameContent& content);
+Result<FrameContent, WireError> decode_frame_content(ByteView plaintext);
+
+// Upper bounds of encoded sizes, for filling a frame up to a budget.
+inline constexpr std::size_t kEntryBytesMax = 1 + 5 + 9;       // kind, origin, seq
+inline constexpr std::size_t kSyncEntryBytesMax = kEntryBytesMax + 5;
+std::size_t body_bytes_max(std::size_t raw_size);
+
+}  // namespace mesh::gossip
