@@ -22,7 +22,7 @@ constexpr std::size_t kEnvelopeElements = 7;
 constexpr std::uint8_t kBin8 = 0xc4;
 constexpr std::size_t kSignatureFieldBytes = 2 + kSignatureBytes;
 
-using Decoded = Result<Envelope, RecordError>;
+constexpr const char* kUint = "non-negative integer";
 
 Error<RecordError> fail(RecordError code, std::string message) {
   return make_error(code, "record: " + std::move(message));
@@ -55,7 +55,8 @@ std::optional<std::uint64_t> read_array_header(ByteView raw, std::size_t& offset
 // Overflowing a str/bin limit on a str/bin field is `oversize`; every other
 // failure (truncation, wrong type, nested containers) is `malformed`.
 Result<msgpack::object_handle, RecordError> unpack_field(ByteView raw, std::size_t& offset,
-                                                         const char* field, std::size_t str_max,
+                                                         const char* field, const char* expected,
+                                                         std::size_t str_max,
                                                          std::size_t bin_max) {
   msgpack::unpack_limit limit(0, 0, str_max, bin_max, 0, 0);
   try {
@@ -76,12 +77,12 @@ Result<msgpack::object_handle, RecordError> unpack_field(ByteView raw, std::size
   } catch (const std::exception&) {
     // parse errors, containers or ext where a scalar belongs: handled below
   }
-  return fail(RecordError::malformed, std::string(field) + ": not a valid msgpack value of its type");
+  return fail(RecordError::malformed, std::string(field) + ": not a " + expected);
 }
 
 Result<std::uint64_t, RecordError> as_uint(const msgpack::object& object, const char* field) {
   if (object.type != msgpack::type::POSITIVE_INTEGER) {
-    return fail(RecordError::malformed, std::string(field) + ": not a non-negative integer");
+    return fail(RecordError::malformed, std::string(field) + ": not a " + kUint);
   }
   return object.via.u64;
 }
@@ -102,7 +103,7 @@ Status<RecordError> check_origin(RecordKind kind, const std::string& origin) {
 
 // Decodes elements 0..4 (version, kind, origin, seq, timestamp) into `out`.
 Status<RecordError> decode_header_fields(ByteView raw, std::size_t& offset, Envelope& out) {
-  auto version = unpack_field(raw, offset, "format_version", 0, 0);
+  auto version = unpack_field(raw, offset, "format_version", kUint, 0, 0);
   if (!version) return version.error();
   auto version_value = as_uint(version->get(), "format_version");
   if (!version_value) return version_value.error();
@@ -110,7 +111,7 @@ Status<RecordError> decode_header_fields(ByteView raw, std::size_t& offset, Enve
     return fail(RecordError::unknown_version,
                 "format_version " + std::to_string(*version_value) + " is not supported");
   }
-  auto kind = unpack_field(raw, offset, "kind", 0, 0);
+  auto kind = unpack_field(raw, offset, "kind", kUint, 0, 0);
   if (!kind) return kind.error();
   auto kind_value = as_uint(kind->get(), "kind");
   if (!kind_value) return kind_value.error();
@@ -120,7 +121,7 @@ Status<RecordError> decode_header_fields(ByteView raw, std::size_t& offset, Enve
   out.format_version = kEnvelopeFormatVersion;
   out.kind = static_cast<RecordKind>(*kind_value);
 
-  auto origin = unpack_field(raw, offset, "origin", kServerIdBytesMax, 0);
+  auto origin = unpack_field(raw, offset, "origin", "string", kServerIdBytesMax, 0);
   if (!origin) return origin.error();
   if (origin->get().type != msgpack::type::STR) {
     return fail(RecordError::malformed, "origin: not a string");
@@ -128,14 +129,14 @@ Status<RecordError> decode_header_fields(ByteView raw, std::size_t& offset, Enve
   out.origin.assign(origin->get().via.str.ptr, origin->get().via.str.size);
   if (auto status = check_origin(out.kind, out.origin); !status) return status;
 
-  auto seq = unpack_field(raw, offset, "seq", 0, 0);
+  auto seq = unpack_field(raw, offset, "seq", kUint, 0, 0);
   if (!seq) return seq.error();
   auto seq_value = as_uint(seq->get(), "seq");
   if (!seq_value) return seq_value.error();
   if (*seq_value == 0) return fail(RecordError::malformed, "seq: must be at least 1");
   out.seq = *seq_value;
 
-  auto timestamp = unpack_field(raw, offset, "timestamp_ms", 0, 0);
+  auto timestamp = unpack_field(raw, offset, "timestamp_ms", kUint, 0, 0);
   if (!timestamp) return timestamp.error();
   auto timestamp_value = as_uint(timestamp->get(), "timestamp_ms");
   if (!timestamp_value) return timestamp_value.error();
@@ -148,7 +149,7 @@ Status<RecordError> decode_header_fields(ByteView raw, std::size_t& offset, Enve
 
 // Decodes elements 5 and 6 (payload, signature) into `out`.
 Status<RecordError> decode_body_fields(ByteView raw, std::size_t& offset, Envelope& out) {
-  auto payload = unpack_field(raw, offset, "payload", 0, payload_limit(out.kind));
+  auto payload = unpack_field(raw, offset, "payload", "bin", 0, payload_limit(out.kind));
   if (!payload) return payload.error();
   if (payload->get().type != msgpack::type::BIN) {
     return fail(RecordError::malformed, "payload: not a bin");
@@ -159,7 +160,7 @@ Status<RecordError> decode_body_fields(ByteView raw, std::size_t& offset, Envelo
   if (offset < raw.size() && raw[offset] != kBin8) {
     return fail(RecordError::malformed, "signature: not a bin 8 of 64 bytes");
   }
-  auto signature = unpack_field(raw, offset, "signature", 0, kSignatureBytes);
+  auto signature = unpack_field(raw, offset, "signature", "bin", 0, kSignatureBytes);
   if (!signature) {
     if (signature.code() == RecordError::oversize) {
       return fail(RecordError::malformed, "signature: longer than 64 bytes");

@@ -90,6 +90,9 @@ enum class ReportError {
   impossible_value, // streaks beyond kStreakMax or inconsistent, times ahead of the record
 };
 
+// The enumerator's name ("self_target"), for logs and tools.
+const char* to_string(ReportError error);
+
 // The compact encoding: targets whose last probe succeeded go into a bitmap
 // with one summary (the smallest ok_streak, the oldest last probe); failing
 // targets are listed in full. Decoding gives each bitmap target the summary

@@ -92,6 +92,9 @@ enum class RosterError {
   empty,               // no servers
 };
 
+// The enumerator's name ("bad_country"), for logs and tools.
+const char* to_string(RosterError error);
+
 // Checks every rule of docs/CONFIG.md on a roster. The first broken rule is
 // reported, naming the server or route and the field.
 Status<RosterError> validate_roster(const Roster& roster);

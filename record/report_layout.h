@@ -1,0 +1,23 @@
+// Internal to record/: the fixed positions and bounds of the report payload
+// layout (docs/PROTOCOL.md, "Report payload"), shared by encoder and decoder.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "record/roster.h"
+
+namespace mesh {
+
+inline constexpr std::size_t kReportFields = 3;     // [self_check, metrics, view]
+inline constexpr std::size_t kSelfCheckFields = 3;  // [listener_ok, service_ok, reason]
+inline constexpr std::size_t kMetricsFields = 10;   // Metrics, declaration order
+inline constexpr std::size_t kViewFields = 5;       // [version, bitmap, streak, age, failures]
+inline constexpr std::size_t kFailureFields = 5;    // [target, streak, probe age, ok age, reason]
+inline constexpr std::size_t kReportDepthMax = 4;   // payload > view > failures > failure
+inline constexpr std::uint32_t kCpuPermilleMax = 1000;
+// Target indices are roster positions, so never beyond the largest roster.
+inline constexpr std::uint32_t kReportTargetsMax = static_cast<std::uint32_t>(kRosterServersMax);
+inline constexpr std::size_t kOkBitmapBytesMax = (kRosterServersMax + 7) / 8;
+
+}  // namespace mesh
