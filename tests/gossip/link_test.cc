@@ -1,0 +1,185 @@
+// Link crypto (sealed frames, replay window) and the message layout.
+#include <doctest/doctest.h>
+
+#include "gossip/config.h"
+#include "gossip/link.h"
+#include "gossip/wire.h"
+#include "tests/gossip/fixture.h"
+
+namespace mesh::gossip {
+namespace {
+
+using testing::test_key;
+
+Bytes text(std::string_view s) { return Bytes(s.begin(), s.end()); }
+
+TEST_CASE("a sealed frame opens only at its addressee, once") {
+  const KeyPair a = test_key(1), b = test_key(2), c = test_key(3);
+  LinkCrypto link_a(a.secret_key, 7), link_b(b.secret_key, 1), link_c(c.secret_key, 1);
+  auto frame = link_a.seal(b.public_key, text("hello"));
+  REQUIRE(frame.ok());
+  CHECK(frame->size() == kFrameHeaderBytes + 5 + kFrameTagBytes);
+  auto header = parse_frame_header(*frame);
+  REQUIRE(header.ok());
+  CHECK(header->sender == key_id_of(a.public_key));
+  CHECK(header->boot == 7);
+  CHECK(header->counter == 0);
+
+  // Sealed for b: c (knowing a's key) cannot open it.
+  auto at_c = link_c.open(a.public_key, *header, *frame);
+  REQUIRE_FALSE(at_c.ok());
+  CHECK(at_c.code() == LinkError::undecryptable);
+
+  auto opened = link_b.open(a.public_key, *header, *frame);
+  REQUIRE(opened.ok());
+  CHECK(*opened == text("hello"));
+  // The same nonce again: replay.
+  auto again = link_b.open(a.public_key, *header, *frame);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.code() == LinkError::replayed);
+}
+
+TEST_CASE("both directions of a pair work and use different keys") {
+  const KeyPair a = test_key(1), b = test_key(2);
+  LinkCrypto link_a(a.secret_key, 1), link_b(b.secret_key, 1);
+  auto ab = link_a.seal(b.public_key, text("x"));
+  auto ba = link_b.seal(a.public_key, text("x"));
+  REQUIRE(ab.ok());
+  REQUIRE(ba.ok());
+  // Same boot, same counter, same plaintext: only the direction key differs.
+  CHECK(Bytes(ab->begin() + kFrameHeaderBytes, ab->end()) !=
+        Bytes(ba->begin() + kFrameHeaderBytes, ba->end()));
+  CHECK(link_a.open(b.public_key, *parse_frame_header(*ba), *ba).ok());
+  CHECK(link_b.open(a.public_key, *parse_frame_header(*ab), *ab).ok());
+}
+
+TEST_CASE("a tampered header or body does not authenticate") {
+  const KeyPair a = test_key(1), b = test_key(2);
+  LinkCrypto link_a(a.secret_key, 1), link_b(b.secret_key, 1);
+  for (std::size_t position : {std::size_t{20}, kFrameHeaderBytes + 1}) {
+    auto frame = link_a.seal(b.public_key, text("payload"));
+    (*frame)[position] ^= 0x01;
+    auto opened = link_b.open(a.public_key, *parse_frame_header(*frame), *frame);
+    REQUIRE_FALSE(opened.ok());
+    CHECK(opened.code() == LinkError::undecryptable);
+  }
+}
+
+TEST_CASE("frame header parse refuses short frames and a foreign magic") {
+  CHECK(parse_frame_header(Bytes(kFrameHeaderBytes + kFrameTagBytes - 1, 0xA1)).code() ==
+        LinkError::malformed);
+  Bytes frame(64, 0);
+  frame[0] = 0x42;
+  CHECK(parse_frame_header(frame).code() == LinkError::malformed);
+}
+
+TEST_CASE("replay window: reordered frames open, repeats and old boots do not") {
+  ReplayWindow window;
+  CHECK_FALSE(window.seen_or_too_old(2, 10));
+  window.mark(2, 10);
+  CHECK(window.seen_or_too_old(2, 10));
+  CHECK_FALSE(window.seen_or_too_old(2, 5));  // late but inside the window
+  window.mark(2, 5);
+  CHECK(window.seen_or_too_old(2, 5));
+  window.mark(2, 300);  // jump: 10 and 5 now 290+ behind
+  CHECK(window.seen_or_too_old(2, 10));
+  CHECK(window.seen_or_too_old(2, 300 - kReplayWindowFrames));
+  CHECK_FALSE(window.seen_or_too_old(2, 300 - kReplayWindowFrames + 1));
+  window.mark(2, 250);
+  window.mark(2, 301);  // shift by one keeps 250 and 300 marked
+  CHECK(window.seen_or_too_old(2, 250));
+  CHECK(window.seen_or_too_old(2, 300));
+  CHECK_FALSE(window.seen_or_too_old(2, 299));
+  window.mark(2, 301 + 70);  // a shift across a word boundary
+  CHECK(window.seen_or_too_old(2, 250));
+  CHECK(window.seen_or_too_old(2, 301));
+  CHECK_FALSE(window.seen_or_too_old(2, 302));
+  CHECK(window.seen_or_too_old(1, 1'000'000));  // an older boot: always replay
+  CHECK_FALSE(window.seen_or_too_old(3, 0));    // a newer boot starts afresh
+  window.mark(3, 0);
+  CHECK(window.seen_or_too_old(2, 400));
+}
+
+TEST_CASE("a restarted sender (boot + 1) never reuses a nonce") {
+  const KeyPair a = test_key(1), b = test_key(2);
+  LinkCrypto before(a.secret_key, 5), after(a.secret_key, 6), link_b(b.secret_key, 1);
+  auto first = before.seal(b.public_key, text("same"));
+  auto second = after.seal(b.public_key, text("same"));
+  CHECK(*first != *second);
+  CHECK(link_b.open(a.public_key, *parse_frame_header(*first), *first).ok());
+  CHECK(link_b.open(a.public_key, *parse_frame_header(*second), *second).ok());
+  // The old boot's frames are refused from now on.
+  auto late = before.seal(b.public_key, text("late"));
+  CHECK(link_b.open(a.public_key, *parse_frame_header(*late), *late).code() == LinkError::replayed);
+}
+
+TEST_CASE("frame content round-trips, in a fixed order") {
+  FrameContent content;
+  content.roster_version = 42;
+  content.prune = true;
+  content.graft = {Entry{RecordKind::report, 3, 99, 0}};
+  content.ihave = {Entry{RecordKind::roster, 0, 42, 0}, Entry{RecordKind::report, 4095, 1ull << 40, 0}};
+  content.sync = std::vector<Entry>{Entry{RecordKind::report, 1, 7, 0xdeadbeef}};
+  content.sync_reply = std::vector<Entry>{};
+  content.bodies = {Body{false, text("abc")}, Body{true, text("de")}};
+  auto decoded = decode_frame_content(encode_frame_content(content));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->roster_version == 42);
+  CHECK(decoded->prune);
+  CHECK(decoded->graft == content.graft);
+  CHECK(decoded->ihave == content.ihave);
+  CHECK(*decoded->sync == *content.sync);
+  CHECK(decoded->sync_reply->empty());
+  REQUIRE(decoded->bodies.size() == 2);
+  CHECK(decoded->bodies[0].raw == text("abc"));
+  CHECK_FALSE(decoded->bodies[0].repair);
+  CHECK(decoded->bodies[1].repair);
+  CHECK(decoded->unknown_messages == 0);
+}
+
+TEST_CASE("frame content pinned bytes: [1, [[4]]]") {
+  FrameContent content;
+  content.roster_version = 1;
+  content.prune = true;
+  CHECK(to_hex(encode_frame_content(content)) == "9201919104");
+}
+
+TEST_CASE("frame content decode: strict layout, unknown types skipped") {
+  // [1, [[99, 1, 2], [4]]]: a future message type 99 is skipped, PRUNE kept.
+  auto skipped = decode_frame_content(*from_hex("920192936301029104"));
+  REQUIRE(skipped.ok());
+  CHECK(skipped->unknown_messages == 1);
+  CHECK(skipped->prune);
+  // Trailing byte.
+  CHECK(decode_frame_content(*from_hex("920190c0")).code() == WireError::malformed);
+  // Not an array / wrong arity / wrong types.
+  CHECK(decode_frame_content(*from_hex("c0")).code() == WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("9101")).code() == WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("92a13190")).code() == WireError::malformed);
+  // PRUNE with an argument; IHAVE list not a multiple of 3; body not bin.
+  CHECK(decode_frame_content(*from_hex("9201919204c0")).code() == WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("9201919202920201")).code() == WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("9201919201a161")).code() == WireError::malformed);
+  // Truncated.
+  CHECK(decode_frame_content(*from_hex("920191920193")).code() == WireError::malformed);
+  // An entry origin beyond u32.
+  CHECK(decode_frame_content(*from_hex("92019192029302cf000000010000000001")).code() ==
+        WireError::malformed);
+}
+
+TEST_CASE("frame content decode: lists over kEntriesPerListMax are refused") {
+  FrameContent content;
+  content.ihave.assign(kEntriesPerListMax, Entry{RecordKind::report, 1, 1, 0});
+  CHECK(decode_frame_content(encode_frame_content(content)).ok());
+  // Two IHAVE messages that merge past the bound.
+  Bytes one = encode_frame_content(content);
+  // Build [0, [ihave, ihave]] by hand from the single message's bytes.
+  const Bytes message(one.begin() + 3, one.end());  // skip 92 00 91
+  Bytes doubled = {0x92, 0x00, 0x92};
+  doubled.insert(doubled.end(), message.begin(), message.end());
+  doubled.insert(doubled.end(), message.begin(), message.end());
+  CHECK(decode_frame_content(doubled).code() == WireError::oversize);
+}
+
+}  // namespace
+}  // namespace mesh::gossip
