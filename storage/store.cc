@@ -70,14 +70,17 @@ Result<MDB_env*, StoreError> open_env(const std::string& dir, const StoreOptions
   // A reader adopts the writer's map size (0: take it from the file).
   std::uint64_t map_size = options.read_only ? 0 : options.map_size_bytes;
   unsigned flags = MDB_NOTLS | (options.read_only ? MDB_RDONLY : 0u);
-  const char* step = "mdb_env_set_maxdbs";
-  rc = mdb_env_set_maxdbs(env, kDatabasesMax);
-  if (rc == 0) step = "mdb_env_set_maxreaders", rc = mdb_env_set_maxreaders(env, kReadersMax);
-  if (rc == 0) step = "mdb_env_set_mapsize", rc = mdb_env_set_mapsize(env, map_size);
-  if (rc == 0) step = "mdb_env_open", rc = mdb_env_open(env, dir.c_str(), flags, kFileMode);
-  if (rc != 0) {
+  auto failed = [&](const char* step, int code) {
     mdb_env_close(env);  // required even after a failed mdb_env_open
-    return lmdb_error(dir, step, rc);
+    return lmdb_error(dir, step, code);
+  };
+  if ((rc = mdb_env_set_maxdbs(env, kDatabasesMax)) != 0) return failed("mdb_env_set_maxdbs", rc);
+  if ((rc = mdb_env_set_maxreaders(env, kReadersMax)) != 0) {
+    return failed("mdb_env_set_maxreaders", rc);
+  }
+  if ((rc = mdb_env_set_mapsize(env, map_size)) != 0) return failed("mdb_env_set_mapsize", rc);
+  if ((rc = mdb_env_open(env, dir.c_str(), flags, kFileMode)) != 0) {
+    return failed("mdb_env_open", rc);
   }
   return env;
 }

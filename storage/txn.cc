@@ -174,21 +174,28 @@ WriteTxn::WriteTxn(WriteTxn&& other) noexcept : TxnReader(std::move(other)) {}
 
 WriteTxn::~WriteTxn() {
   if (txn_ == nullptr) return;  // committed, failed or moved from
-  mdb_txn_abort(txn_);
-  end();
+  finish(false);
 }
 
-void WriteTxn::end() {
+int WriteTxn::finish(bool commit) {
   MESH_CHECK(store_->writer_thread_.load() == std::this_thread::get_id(),
              "WriteTxn ended on a thread other than the one that began it");
-  txn_ = nullptr;
+  // Cleared while LMDB's writer lock is still held: once the lock is free,
+  // the next writer (another thread) sets its own id.
   store_->writer_thread_.store(std::thread::id{});
+  MDB_txn* txn = std::exchange(txn_, nullptr);
+  int rc = 0;
+  if (commit) {
+    rc = mdb_txn_commit(txn);  // frees the transaction whatever the outcome
+  } else {
+    mdb_txn_abort(txn);
+  }
   store_->live_txns_.fetch_sub(1);
+  return rc;
 }
 
 Error<StoreError> WriteTxn::fail(Error<StoreError> error) {
-  mdb_txn_abort(txn_);
-  end();
+  finish(false);
   failure_ = error;
   return error;
 }
@@ -246,8 +253,7 @@ Status<StoreError> WriteTxn::delete_state(std::string_view key) {
 
 Status<StoreError> WriteTxn::commit() {
   if (auto failed = check_usable()) return *failed;
-  int rc = mdb_txn_commit(txn_);  // frees the transaction whatever the outcome
-  end();
+  int rc = finish(true);
   if (rc != 0) {
     failure_ = lmdb_error(store_->dir_, "mdb_txn_commit", rc);
     return *failure_;

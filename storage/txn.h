@@ -128,7 +128,8 @@ class WriteTxn : public TxnReader {
   Status<StoreError> erase(unsigned dbi, const char* db_name, ByteView key);
   // Aborts after an LMDB failure and remembers it for later calls.
   Error<StoreError> fail(Error<StoreError> error);
-  void end();
+  // Commits (returning LMDB's code) or aborts, and releases the writer.
+  int finish(bool commit);
 };
 
 }  // namespace mesh

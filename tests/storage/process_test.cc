@@ -7,92 +7,15 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <functional>
 #include <string>
 
+#include "tests/storage/child_process.h"
 #include "tests/storage/test_util.h"
 
 namespace mesh::test {
 namespace {
 
 constexpr std::uint8_t kReport = 2;
-
-bool write_byte(int fd, std::uint8_t byte) {
-  for (;;) {
-    ssize_t n = ::write(fd, &byte, 1);
-    if (n == 1) return true;
-    if (n < 0 && errno == EINTR) continue;
-    return false;
-  }
-}
-
-// False on end of file (the other side closed or died).
-bool read_byte(int fd) {
-  std::uint8_t byte = 0;
-  for (;;) {
-    ssize_t n = ::read(fd, &byte, 1);
-    if (n == 1) return true;
-    if (n < 0 && errno == EINTR) continue;
-    return false;
-  }
-}
-
-// A forked child running `body`, with a pipe each way. The child exits with
-// body's return value; it never returns into doctest. The destructor kills
-// and reaps a child that is still running.
-class Child {
- public:
-  explicit Child(const std::function<int(int to_parent, int from_parent)>& body) {
-    int up[2];
-    int down[2];
-    REQUIRE(::pipe(up) == 0);
-    REQUIRE(::pipe(down) == 0);
-    std::fflush(nullptr);  // or the child would repeat buffered output
-    pid_ = ::fork();
-    REQUIRE(pid_ >= 0);
-    if (pid_ == 0) {
-      ::close(up[0]);
-      ::close(down[1]);
-      ::_exit(body(up[1], down[0]));
-    }
-    ::close(up[1]);
-    ::close(down[0]);
-    from_child_ = up[0];
-    to_child_ = down[1];
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      wait();
-    }
-    ::close(from_child_);
-    ::close(to_child_);
-  }
-
-  bool receive() { return read_byte(from_child_); }
-  bool send() { return write_byte(to_child_, 1); }
-  void kill_now() { REQUIRE(::kill(pid_, SIGKILL) == 0); }
-  // Reaps the child; returns the raw wait status.
-  int wait() {
-    int status = 0;
-    REQUIRE(::waitpid(pid_, &status, 0) == pid_);
-    pid_ = -1;
-    return status;
-  }
-  // True when the child has exited (reaped); never blocks.
-  bool exited(int* status) {
-    pid_t done = ::waitpid(pid_, status, WNOHANG);
-    REQUIRE(done >= 0);
-    if (done == 0) return false;
-    pid_ = -1;
-    return true;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int from_child_ = -1;
-  int to_child_ = -1;
-};
 
 // In a child: report a failure and give its exit code.
 int child_failed(const char* what, const std::string& message) {
