@@ -1,13 +1,13 @@
 #include <doctest/doctest.h>
 
 #include <functional>
-#include <msgpack.hpp>
 
 #include "record/address.h"
 #include "record/country.h"
 #include "record/parameters.h"
 #include "record/roster.h"
 #include "tests/record/fixtures.h"
+#include "tests/record/msgpack_patch.h"
 
 using namespace mesh;
 using mesh::test::contains;
@@ -215,40 +215,12 @@ TEST_CASE("validate_roster: every parameter's range") {
 
 namespace {
 
-using Packer = msgpack::packer<msgpack::sbuffer>;
-
-Bytes to_bytes(const msgpack::sbuffer& buffer) {
-  const auto* begin = reinterpret_cast<const std::uint8_t*>(buffer.data());
-  return Bytes(begin, begin + buffer.size());
-}
+using test::Packer;
 
 // Re-packs the sample roster's payload with element `path` replaced.
 Bytes patched_payload(const std::vector<std::uint32_t>& path,
                       std::function<void(Packer&)> replacement) {
-  Bytes original = encode_roster_payload(test::sample_roster(3));
-  msgpack::object_handle handle =
-      msgpack::unpack(reinterpret_cast<const char*>(original.data()), original.size());
-  std::function<void(Packer&, const msgpack::object&, std::size_t)> walk =
-      [&](Packer& p, const msgpack::object& o, std::size_t depth) {
-        if (o.type != msgpack::type::ARRAY || depth == path.size()) {
-          p.pack(o);
-          return;
-        }
-        p.pack_array(o.via.array.size);
-        for (std::uint32_t i = 0; i < o.via.array.size; ++i) {
-          if (i == path[depth] && depth + 1 == path.size()) {
-            replacement(p);
-          } else if (i == path[depth]) {
-            walk(p, o.via.array.ptr[i], depth + 1);
-          } else {
-            p.pack(o.via.array.ptr[i]);
-          }
-        }
-      };
-  msgpack::sbuffer buffer;
-  Packer packer(buffer);
-  walk(packer, handle.get(), 0);
-  return to_bytes(buffer);
+  return test::patch_msgpack(encode_roster_payload(test::sample_roster(3)), path, replacement);
 }
 
 void expect_decode_error(const Bytes& payload, RosterError code, const std::string& fragment) {

@@ -1,0 +1,307 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <functional>
+
+#include "record/envelope.h"
+#include "record/report.h"
+#include "record/roster.h"
+#include "tests/record/fixtures.h"
+#include "tests/record/msgpack_patch.h"
+
+using namespace mesh;
+using mesh::test::contains;
+using mesh::test::Packer;
+
+namespace {
+
+constexpr UnixMs kNow = 1'700'000'000'000;
+
+ProbeResult ok_result(std::uint32_t target, std::uint32_t streak, UnixMs last_probe_ms) {
+  return ProbeResult{target, 0, streak, last_probe_ms, last_probe_ms, ProbeFailure::none};
+}
+
+ProbeResult failing(std::uint32_t target, std::uint32_t streak, UnixMs last_probe_ms,
+                    UnixMs last_ok_ms, ProbeFailure reason) {
+  return ProbeResult{target, streak, 0, last_probe_ms, last_ok_ms, reason};
+}
+
+Metrics realistic_metrics() {
+  Metrics m;
+  m.cpu_permille = 137;
+  m.memory_used_kib = 23ull * 1024 * 1024;
+  m.memory_total_kib = 64ull * 1024 * 1024;   // 64 GiB in KiB
+  m.disk_used_mib = 310'000;
+  m.disk_total_mib = 953'674;                 // 1 TB in MiB
+  m.net_rx_bytes_per_s = 12'500'000;          // ~100 Mbit/s
+  m.net_tx_bytes_per_s = 12'100'000;
+  m.load_average_milli = 1'420;
+  m.uptime_s = 30ull * 24 * 3600;             // 30 days
+  m.listener_connections = 412;
+  return m;
+}
+
+// A report by server 0 of the 10-server sample roster (version 4).
+Report sample_report() {
+  Report report;
+  report.metrics = realistic_metrics();
+  report.view.roster_version = 4;
+  report.view.results = {ok_result(1, 9, kNow - 5000), ok_result(2, 9, kNow - 5000),
+                         failing(3, 4, kNow - 2000, kNow - 300'000, ProbeFailure::tls_reset),
+                         ok_result(7, 9, kNow - 5000),
+                         failing(9, 1, kNow - 1000, 0, ProbeFailure::tcp_timeout)};
+  return report;
+}
+
+const Roster& roster10() {
+  static const Roster roster = test::sample_roster(10, 4);
+  return roster;
+}
+
+Result<Report, ReportError> decode(const Bytes& payload, std::uint32_t origin = 0) {
+  return decode_report_payload(payload, roster10(), origin, kNow);
+}
+
+void expect_error(const Bytes& payload, ReportError code, const std::string& fragment,
+                  std::uint32_t origin = 0) {
+  auto decoded = decode(payload, origin);
+  REQUIRE_FALSE(decoded.ok());
+  CHECK(std::string(to_string(decoded.code())) == to_string(code));
+  CHECK_MESSAGE(contains(decoded.message(), fragment), decoded.message());
+}
+
+// The sample payload with element `path` replaced.
+Bytes patched(const std::vector<std::uint32_t>& path, std::function<void(Packer&)> replacement) {
+  return test::patch_msgpack(encode_report_payload(sample_report(), kNow), path, replacement);
+}
+
+std::function<void(Packer&)> bin(Bytes bytes) {
+  return [bytes](Packer& p) {
+    p.pack_bin(static_cast<std::uint32_t>(bytes.size()));
+    p.pack_bin_body(reinterpret_cast<const char*>(bytes.data()),
+                    static_cast<std::uint32_t>(bytes.size()));
+  };
+}
+
+std::function<void(Packer&)> uint_value(std::uint64_t value) {
+  return [value](Packer& p) { p.pack_uint64(value); };
+}
+
+// One failure entry [target, streak, probe age, ok age or nil, reason].
+std::function<void(Packer&)> failure_list(std::vector<std::array<std::int64_t, 5>> entries) {
+  return [entries](Packer& p) {
+    p.pack_array(static_cast<std::uint32_t>(entries.size()));
+    for (const auto& e : entries) {
+      p.pack_array(5);
+      for (std::size_t i = 0; i < 5; ++i) {
+        if (i == 3 && e[i] < 0) p.pack_nil(); else p.pack_int64(e[i]);
+      }
+    }
+  };
+}
+
+}  // namespace
+
+TEST_CASE("report round trip when ok targets share their summary") {
+  Report report = sample_report();
+  Bytes payload = encode_report_payload(report, kNow);
+  auto decoded = decode(payload);
+  REQUIRE(decoded.ok());
+  CHECK(*decoded == report);
+  CHECK(encode_report_payload(*decoded, kNow) == payload);
+}
+
+TEST_CASE("ok targets decode to the summary: smallest streak, oldest probe") {
+  Report report = sample_report();
+  report.view.results[0] = ok_result(1, 3, kNow - 9000);
+  report.view.results[1] = ok_result(2, 50, kNow - 100);
+  report.self_check = {false, true, "listener down"};
+  auto decoded = decode(encode_report_payload(report, kNow));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->self_check == report.self_check);
+  CHECK(decoded->metrics == report.metrics);
+  for (const ProbeResult& r : decoded->view.results) {
+    if (r.fail_streak == 0) {
+      CHECK(r.ok_streak == 3);
+      CHECK(r.last_probe_ms == kNow - 9000);
+      CHECK(r.last_ok_ms == kNow - 9000);
+    }
+  }
+  CHECK(decoded->view.results[2] == report.view.results[2]);  // failures are kept in full
+  CHECK(decoded->view.results[4] == report.view.results[4]);
+}
+
+TEST_CASE("encoder sorts by target, and an empty view has a zero summary") {
+  Report report = sample_report();
+  std::reverse(report.view.results.begin(), report.view.results.end());
+  auto decoded = decode(encode_report_payload(report, kNow));
+  REQUIRE(decoded.ok());
+  CHECK(*decoded == sample_report());
+  report.view.results.clear();
+  auto empty = decode(encode_report_payload(report, kNow));
+  REQUIRE(empty.ok());
+  CHECK(empty->view.results.empty());
+}
+
+TEST_CASE("encoder keeps the self-check reason printable and within 120 bytes") {
+  Report report = sample_report();
+  report.self_check = {true, false, "bad\tbyte\xff" + std::string(200, 'x')};
+  auto decoded = decode(encode_report_payload(report, kNow));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->self_check.reason.substr(0, 10) == "bad?byte?x");
+  CHECK(decoded->self_check.reason.size() == 120);
+  report.self_check.reason = std::string(119, 'x') + "é";  // 2-byte char would cross 120
+  decoded = decode(encode_report_payload(report, kNow));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->self_check.reason == std::string(119, 'x'));
+}
+
+TEST_CASE("a healthy node's report record in a 100-server fleet is at most 256 bytes") {
+  Roster roster = test::sample_roster(100, 12);
+  Report report;
+  report.metrics = realistic_metrics();
+  report.view.roster_version = 12;
+  for (std::uint32_t t = 5; t < 100 && report.view.results.size() < 15; t += 6) {
+    report.view.results.push_back(ok_result(t, 4321, kNow - 58'000));
+  }
+  report.view.results.push_back(
+      failing(96, 3, kNow - 12'000, kNow - 190'000, ProbeFailure::tcp_timeout));
+  Bytes payload = encode_report_payload(report, kNow);
+  Bytes record = encode_signed_record(RecordKind::report, "de-fra-1", 1'700'000,
+                                      kNow, payload, test::test_key(3).secret_key);
+  std::printf("report payload %zu bytes, signed record %zu bytes (100-server fleet, 15 ok, "
+              "1 failing)\n", payload.size(), record.size());
+  CHECK(record.size() <= 256);
+  auto decoded = decode_report_payload(payload, roster, 0, kNow);
+  REQUIRE(decoded.ok());
+  CHECK(decoded->view.results.size() == 16);
+}
+
+TEST_CASE("report structure rejections") {
+  Bytes payload = encode_report_payload(sample_report(), kNow);
+  for (std::size_t n = 0; n < payload.size(); ++n) {
+    CAPTURE(n);
+    auto decoded = decode(Bytes(payload.begin(), payload.begin() + n));
+    REQUIRE_FALSE(decoded.ok());
+    CHECK(decoded.code() == ReportError::malformed);
+  }
+  Bytes trailing = payload;
+  trailing.push_back(0);
+  expect_error(trailing, ReportError::malformed, "1 trailing bytes");
+  expect_error(Bytes(kReportPayloadBytesMax + 1, 0), ReportError::oversize, "over 65536");
+  expect_error(patched({}, [](Packer& p) { p.pack_array(2); p.pack_nil(); p.pack_nil(); }),
+               ReportError::malformed, "top level: array of 2 elements, expected 3");
+  expect_error(patched({0}, [](Packer& p) { p.pack_array(2); p.pack_true(); p.pack_true(); }),
+               ReportError::malformed, "self_check: array of 2");
+  expect_error(patched({0, 0}, uint_value(1)), ReportError::malformed, "must be booleans");
+  expect_error(patched({0, 1}, [](Packer& p) { p.pack_nil(); }), ReportError::malformed,
+               "must be booleans");
+  expect_error(patched({0, 2}, uint_value(1)), ReportError::malformed, "self_check.reason: not a string");
+  expect_error(patched({0, 2}, [](Packer& p) { p.pack(std::string(121, 'r')); }),
+               ReportError::oversize, "self_check.reason: longer than 120 bytes");
+  expect_error(patched({0, 2}, [](Packer& p) { p.pack(std::string("a\nb")); }),
+               ReportError::malformed, "self_check.reason: not printable UTF-8");
+  expect_error(patched({1}, [](Packer& p) { p.pack_array(9); for (int i = 0; i < 9; ++i) p.pack_uint8(0); }),
+               ReportError::malformed, "metrics: array of 9 elements, expected 10");
+  expect_error(patched({1, 4}, [](Packer& p) { p.pack_int8(-1); }), ReportError::malformed,
+               "metrics.disk_total_mib: not a non-negative integer");
+  expect_error(patched({1, 0}, uint_value(1001)), ReportError::impossible_value,
+               "metrics.cpu_permille: 1001 is over 1000");
+  expect_error(patched({1, 7}, uint_value(1ull << 32)), ReportError::impossible_value,
+               "metrics.load_average_milli");
+  expect_error(patched({1, 9}, uint_value(1ull << 32)), ReportError::impossible_value,
+               "metrics.listener_connections");
+  expect_error(patched({2}, uint_value(4)), ReportError::malformed, "view: not an array");
+  expect_error(patched({2, 0}, [](Packer& p) { p.pack(std::string("4")); }),
+               ReportError::malformed, "view.roster_version: not a non-negative integer");
+  expect_error(patched({2, 1}, uint_value(6)), ReportError::malformed, "view.ok_bitmap: not a bin");
+  expect_error(patched({2, 4}, uint_value(0)), ReportError::malformed, "view.failures: not an array");
+  expect_error(patched({2, 4, 0}, [](Packer& p) { p.pack_array(4); for (int i = 0; i < 4; ++i) p.pack_uint8(1); }),
+               ReportError::malformed, "view.failures[0]: array of 4");
+  expect_error(patched({2, 4, 0, 3}, [](Packer& p) { p.pack(std::string("x")); }),
+               ReportError::malformed, "view.failures[0].last_ok_age_ms: not a non-negative integer");
+  expect_error(patched({2, 4, 0, 2}, [](Packer& p) { p.pack_int8(-5); }),
+               ReportError::malformed, "view.failures[0].last_probe_age_ms: not a non-negative");
+}
+
+TEST_CASE("report bitmap and summary rules") {
+  expect_error(patched({2, 1}, bin({0x86, 0x00})), ReportError::malformed,
+               "trailing zero byte");
+  expect_error(patched({2, 1}, bin({0x86, 0x04})), ReportError::unknown_target,
+               "view.ok_bitmap: target 10 is outside the roster of 10");
+  expect_error(patched({2, 1}, bin({0x87})), ReportError::self_target,
+               "target 0 is the reporter itself");
+  expect_error(patched({2, 1}, bin({0x8e})), ReportError::repeated_target,
+               "target 3 is both ok and failing");
+  expect_error(patched({2, 1}, bin(Bytes(513, 1))), ReportError::oversize,
+               "view.ok_bitmap: longer than 512 bytes");
+  expect_error(patched({2, 2}, uint_value(0)), ReportError::impossible_value,
+               "view.ok_min_streak: 0 with ok targets");
+  expect_error(patched({2, 2}, uint_value(kStreakMax + 1)), ReportError::impossible_value,
+               "view.ok_min_streak: 1000001 is over 1000000");
+  expect_error(patched({2, 3}, uint_value(kNow + 1)), ReportError::impossible_value,
+               "view.ok_oldest_age_ms");
+  Bytes no_ok = patched({2, 1}, bin({}));
+  expect_error(test::patch_msgpack(no_ok, {2, 4}, failure_list({})), ReportError::impossible_value,
+               "ok summary set but no ok targets");
+}
+
+TEST_CASE("report failure entry rules") {
+  auto failures = [](std::vector<std::array<std::int64_t, 5>> e) {
+    return patched({2, 4}, failure_list(std::move(e)));
+  };
+  CHECK(decode(failures({{3, 2, 10, -1, 1}})).ok());
+  expect_error(failures({{10, 2, 10, -1, 1}}), ReportError::unknown_target,
+               "view.failures[0]: target 10 is outside the roster of 10");
+  expect_error(failures({{4096, 2, 10, -1, 1}}), ReportError::unknown_target,
+               "view.failures[0].target: 4096 is beyond any roster");
+  expect_error(failures({{0, 2, 10, -1, 1}}), ReportError::self_target, "reporter itself");
+  // With another reporter, target 0 is fine and its own index is refused.
+  CHECK(decode(failures({{0, 2, 10, -1, 1}}), 5).ok());
+  expect_error(failures({{5, 2, 10, -1, 1}}), ReportError::self_target, "target 5", 5);
+  expect_error(failures({{3, 2, 10, -1, 1}, {3, 2, 10, -1, 1}}), ReportError::repeated_target,
+               "view.failures[1]: target 3 repeated");
+  expect_error(failures({{4, 2, 10, -1, 1}, {3, 2, 10, -1, 1}}), ReportError::malformed,
+               "out of order");
+  expect_error(failures({{1, 2, 10, -1, 1}}), ReportError::repeated_target,
+               "target 1 is both ok and failing");
+  expect_error(failures({{3, 0, 10, -1, 1}}), ReportError::impossible_value,
+               "fail_streak: 0 on a failing target");
+  expect_error(failures({{3, kStreakMax + 1, 10, -1, 1}}), ReportError::impossible_value,
+               "fail_streak: 1000001 is over 1000000");
+  expect_error(failures({{3, 2, 10, -1, 0}}), ReportError::impossible_value,
+               "reason: none on a failing target");
+  expect_error(failures({{3, 2, 10, -1, kProbeFailureMax + 1}}), ReportError::impossible_value,
+               "reason: 9 is over 8");
+  expect_error(failures({{3, 2, kNow + 1, -1, 1}}), ReportError::impossible_value,
+               "last_probe_age_ms");
+  expect_error(failures({{3, 2, 10, 5, 1}}), ReportError::impossible_value,
+               "last_ok_age_ms: after the last probe");
+  expect_error(failures({{3, 2, 10, kNow, 1}}), ReportError::impossible_value, "at time 0");
+}
+
+TEST_CASE("a view on another roster version gets structure-only checks") {
+  Report report = sample_report();
+  report.view.roster_version = 3;  // roster10() is version 4
+  report.view.results.push_back(failing(0, 2, kNow, 0, ProbeFailure::tcp_refused));
+  report.view.results.push_back(ok_result(200, 9, kNow - 5000));
+  std::sort(report.view.results.begin(), report.view.results.end(),
+            [](const ProbeResult& a, const ProbeResult& b) { return a.target < b.target; });
+  auto decoded = decode(encode_report_payload(report, kNow));
+  REQUIRE(decoded.ok());
+  CHECK(*decoded == report);
+  Bytes bad = test::patch_msgpack(encode_report_payload(report, kNow), {2, 4},
+                                  failure_list({{5000, 1, 0, -1, 1}}));
+  expect_error(bad, ReportError::unknown_target, "beyond any roster");
+  bad = test::patch_msgpack(encode_report_payload(report, kNow), {2, 4},
+                            failure_list({{3, 0, 0, -1, 1}}));
+  expect_error(bad, ReportError::impossible_value, "fail_streak: 0");
+}
+
+TEST_CASE("names of failure reasons and report errors") {
+  CHECK(std::string(to_string(ProbeFailure::none)) == "none");
+  CHECK(std::string(to_string(ProbeFailure::tls_bad_peer)) == "tls_bad_peer");
+  CHECK(std::string(to_string(ReportError::self_target)) == "self_target");
+}
