@@ -231,5 +231,41 @@ TEST_CASE("a read-only process sees consistent snapshots while another process c
   CHECK(previous == kTotalTxns - 1);
 }
 
+// Child body: commits `records` records of 600 KiB with the given map size.
+int sized_writer(const std::string& dir, std::uint64_t map_size_bytes, int records) {
+  auto store = Store::open(dir, read_write_options(map_size_bytes));
+  if (!store) return child_failed("open", store.message());
+  auto txn = store.value()->begin_write();
+  if (!txn) return child_failed("begin_write", txn.message());
+  for (int i = 0; i < records; ++i) {
+    auto put = txn->put_record(kReport, "w-" + std::to_string(i), filler(600 * 1024, 1));
+    if (!put) return child_failed("put", put.message());
+  }
+  return txn->commit().ok() ? 0 : child_failed("commit", "failed");
+}
+
+TEST_CASE("a reader whose map the writer outgrew gets busy, and a reopen reads on") {
+  TempDir dir;
+  auto run = [&](std::uint64_t map_size_bytes, int records) {
+    Child child([&](int, int) { return sized_writer(dir.path(), map_size_bytes, records); });
+    int status = child.wait();
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+  };
+  run(1 << 20, 1);
+  auto reader = open_ok(dir.path(), read_only_options());
+  REQUIRE(reader->begin_read().ok());
+  run(8 << 20, 6);  // restarted with a larger map, and used it
+  auto outgrown = reader->begin_read();
+  REQUIRE_FALSE(outgrown.ok());
+  CHECK(outgrown.code() == StoreError::busy);
+  CHECK(outgrown.message().find("reopen") != std::string::npos);
+  reader.reset();
+  reader = open_ok(dir.path(), read_only_options());
+  auto txn = reader->begin_read();
+  REQUIRE(txn.ok());
+  CHECK(txn->get_record(kReport, "w-5").value() == filler(600 * 1024, 1));
+}
+
 }  // namespace
 }  // namespace mesh::test
