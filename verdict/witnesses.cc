@@ -10,11 +10,20 @@
 namespace mesh::verdict {
 namespace {
 
-using Scored = std::pair<std::uint64_t, std::uint32_t>;  // (score, observer)
+using Scored = std::pair<std::uint64_t, std::uint32_t>;  // (key, server)
 
-// Higher score first; equal scores (a 64-bit collision) by lower index.
-bool better(const Scored& a, const Scored& b) {
-  return a.first != b.first ? a.first > b.first : a.second < b.second;
+// A candidate witness: the least loaded is drawn first; among equal loads
+// the higher rendezvous score, then (a 64-bit collision) the lower index.
+struct Candidate {
+  std::uint32_t load;
+  std::uint64_t score;
+  std::uint32_t observer;
+};
+
+bool drawn_before(const Candidate& a, const Candidate& b) {
+  if (a.load != b.load) return a.load < b.load;
+  if (a.score != b.score) return a.score > b.score;
+  return a.observer < b.observer;
 }
 
 bool plan_is_full_mesh(const Fleet& fleet, std::uint32_t per_country) {
@@ -25,59 +34,35 @@ bool plan_is_full_mesh(const Fleet& fleet, std::uint32_t per_country) {
   return true;
 }
 
-// Load cap per country: ceil(assignments the country must make / its size).
-std::vector<std::uint32_t> country_caps(const Fleet& fleet, std::uint32_t per_country) {
-  std::vector<std::uint32_t> caps;
-  for (std::uint32_t c = 0; c < fleet.countries.size(); ++c) {
-    std::uint64_t size = fleet.members_of_country[c].size();
-    std::uint64_t total = 0;
-    for (std::uint32_t t = 0; t < fleet.server_count; ++t) {
-      std::uint64_t candidates = size - (fleet.country_of[t] == c ? 1 : 0);
-      total += std::min<std::uint64_t>(per_country, candidates);
-    }
-    caps.push_back(static_cast<std::uint32_t>((total + size - 1) / size));
-  }
-  return caps;
-}
-
 std::vector<std::uint32_t> target_order(const Fleet& fleet, std::uint64_t key) {
   std::vector<Scored> keyed;
   for (std::uint32_t t = 0; t < fleet.server_count; ++t) {
     keyed.emplace_back(target_order_key(key, fleet.id_hash[t]), t);
   }
-  std::sort(keyed.begin(), keyed.end(), [](const Scored& a, const Scored& b) { return a < b; });
+  std::sort(keyed.begin(), keyed.end());
   std::vector<std::uint32_t> order;
   for (const Scored& entry : keyed) order.push_back(entry.second);
   return order;
 }
 
-// Appends to `chosen` the `need` best-scored candidates of `pool`.
-void take_best(std::vector<Scored>& pool, std::size_t need, std::vector<std::uint32_t>& chosen) {
-  need = std::min(need, pool.size());
-  std::partial_sort(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(need), pool.end(),
-                    better);
-  for (std::size_t i = 0; i < need; ++i) chosen.push_back(pool[i].second);
-}
-
-// Draws target t's witnesses in one country: the highest rendezvous scores
-// among observers still under the cap; only when too few are under it, the
-// best of the rest (so every target always gets its witnesses).
+// Draws target t's witnesses among `members` (one country): the
+// `per_country` first candidates by drawn_before, or all of them where the
+// country has that few. The load term keeps every observer's load within
+// about one of its country's mean; the score term makes the draw a fresh
+// pseudo-random one every epoch.
 void draw_country(const Fleet& fleet, std::uint64_t key, std::uint32_t t,
                   const std::vector<std::uint32_t>& members, std::uint32_t per_country,
-                  std::uint32_t cap, const std::vector<std::uint32_t>& load,
+                  const std::vector<std::uint32_t>& load, std::vector<Candidate>& pool,
                   std::vector<std::uint32_t>& chosen) {
-  std::size_t candidates = members.size() - (fleet.country_of[t] == fleet.country_of[members[0]]);
-  std::size_t need = std::min<std::size_t>(per_country, candidates);
-  std::vector<Scored> under_cap;
-  std::vector<Scored> at_cap;
+  pool.clear();
   for (std::uint32_t o : members) {
     if (o == t) continue;
-    Scored scored(rendezvous_score(key, fleet.id_hash[t], fleet.id_hash[o]), o);
-    (load[o] < cap ? under_cap : at_cap).push_back(scored);
+    pool.push_back(Candidate{load[o], rendezvous_score(key, fleet.id_hash[t], fleet.id_hash[o]), o});
   }
-  std::size_t from_under = std::min(need, under_cap.size());
-  take_best(under_cap, from_under, chosen);
-  take_best(at_cap, need - from_under, chosen);
+  std::size_t need = std::min<std::size_t>(per_country, pool.size());
+  std::partial_sort(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(need), pool.end(),
+                    drawn_before);
+  for (std::size_t i = 0; i < need; ++i) chosen.push_back(pool[i].observer);
 }
 
 }  // namespace
@@ -120,20 +105,28 @@ WitnessPlan plan_witnesses(const Roster& roster, const Fleet& fleet, std::uint64
   if (plan.full_mesh) return plan;
 
   std::uint64_t key = epoch_key(epoch);
-  std::vector<std::uint32_t> caps = country_caps(fleet, per_country);
   std::vector<std::uint32_t> load(fleet.server_count, 0);
   plan.witnesses_of_target.resize(fleet.server_count);
   plan.targets_of_observer.resize(fleet.server_count);
   std::vector<std::uint32_t> chosen;
-  for (std::uint32_t t : target_order(fleet, key)) {
-    for (std::uint32_t c = 0; c < fleet.countries.size(); ++c) {
-      chosen.clear();
-      draw_country(fleet, key, t, fleet.members_of_country[c], per_country, caps[c], load,
-                   chosen);
-      for (std::uint32_t o : chosen) {
-        ++load[o];
-        plan.witnesses_of_target[t].push_back(o);
-        plan.targets_of_observer[o].push_back(t);
+  std::vector<Candidate> pool;
+  // Two passes: first the forced draws (a country with no more candidates
+  // than per_country gives them all), so that the free draws of the second
+  // pass see those loads and even them out whatever the target order.
+  const std::vector<std::uint32_t> order = target_order(fleet, key);
+  for (bool forced : {true, false}) {
+    for (std::uint32_t t : order) {
+      for (std::uint32_t c = 0; c < fleet.countries.size(); ++c) {
+        const auto& members = fleet.members_of_country[c];
+        std::size_t candidates = members.size() - (fleet.country_of[t] == c ? 1 : 0);
+        if ((candidates <= per_country) != forced) continue;
+        chosen.clear();
+        draw_country(fleet, key, t, members, per_country, load, pool, chosen);
+        for (std::uint32_t o : chosen) {
+          ++load[o];
+          plan.witnesses_of_target[t].push_back(o);
+          plan.targets_of_observer[o].push_back(t);
+        }
       }
     }
   }

@@ -2,8 +2,10 @@
 // deterministic witness assignment computed from the roster and an epoch
 // number, identical on every node. For each target, up to
 // `witnesses_per_country` observers are drawn from every country (all of a
-// country's servers where it has that few), by rendezvous hashing with a
-// per-country load cap so that every observer carries nearly the same load.
+// country's servers where it has that few): targets draw in a per-epoch
+// hashed order, each taking the least-loaded observers of the country, ties
+// broken by a rendezvous hash of (epoch, target, observer), so the load
+// stays even and the pairs change every epoch.
 // witnesses_per_country == 0, or a fleet where no country has more than
 // witnesses_per_country servers, is the full mesh: everyone probes everyone.
 #pragma once
