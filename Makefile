@@ -1,0 +1,36 @@
+# The two commands of the README, and a few helpers. Each target installs
+# missing Debian packages first (scripts/install-deps.sh), then builds.
+JOBS ?= $(shell nproc)
+RELEASE := build/release
+SANITIZE := build/sanitize
+
+.PHONY: demo test test-sanitize build bench deps clean
+
+deps:
+	@scripts/install-deps.sh
+
+$(RELEASE)/build.ninja: | deps
+	cmake --preset release >/dev/null
+
+build: deps $(RELEASE)/build.ninja
+	cmake --build $(RELEASE) -j $(JOBS)
+
+# The main job: a local demo (see README "What make demo runs").
+demo: build
+	@scripts/demo.sh $(RELEASE)
+
+# The whole test suite through ctest (it ends with ctest's summary line).
+test: build
+	ctest --test-dir $(RELEASE) --output-on-failure -j $(JOBS)
+
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize: deps
+	cmake --preset sanitize >/dev/null
+	cmake --build $(SANITIZE) -j $(JOBS)
+	ctest --test-dir $(SANITIZE) --output-on-failure -j $(JOBS)
+
+bench: build
+	@scripts/bench.sh $(RELEASE)
+
+clean:
+	rm -rf build

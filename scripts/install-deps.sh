@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages meshnode needs to build and test, only the
+# ones that are missing. Uses apt-get directly as root, through sudo otherwise.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config make
+  libboost-dev libboost-system-dev
+  libmsgpack-cxx-dev libsodium-dev liblmdb-dev
+  libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
+  libbenchmark-dev libssl-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "meshnode: installing missing packages: ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)  # may ask for a password when run from a terminal
+else
+  echo "meshnode: cannot install packages: not root and sudo is not available." >&2
+  echo "meshnode: install them by hand: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+if ! "${as_root[@]}" apt-get update -qq || ! "${as_root[@]}" apt-get install -y -qq "${missing[@]}"; then
+  echo "meshnode: apt-get failed; install by hand: apt-get install ${missing[*]}" >&2
+  exit 1
+fi

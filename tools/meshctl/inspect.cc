@@ -1,0 +1,125 @@
+#include "tools/meshctl/inspect.h"
+
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "storage/store.h"
+#include "storage/txn.h"
+
+namespace mesh::ctl {
+
+std::optional<Bytes> read_file(const std::string& path, std::size_t bytes_max, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return std::nullopt;
+  }
+  Bytes content;
+  char chunk[4096];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    content.insert(content.end(), chunk, chunk + in.gcount());
+    if (content.size() > bytes_max) {
+      error = "'" + path + "' is larger than " + std::to_string(bytes_max) + " bytes";
+      return std::nullopt;
+    }
+  }
+  return content;
+}
+
+std::optional<Bytes> read_store_roster(const std::string& data_dir, std::string& error) {
+  StoreOptions options;
+  options.read_only = true;
+  auto store = Store::open(data_dir, options);
+  if (!store) {
+    error = store.message();
+    return std::nullopt;
+  }
+  auto txn = (*store)->begin_read();
+  if (!txn) {
+    error = txn.message();
+    return std::nullopt;
+  }
+  auto roster = txn->get_roster();
+  if (!roster) {
+    error = roster.message();
+    return std::nullopt;
+  }
+  if (!roster->has_value()) {
+    error = "the store in '" + data_dir + "' holds no roster yet";
+    return std::nullopt;
+  }
+  return std::move(**roster);
+}
+
+std::optional<SignedRoster> open_signed_roster(const Bytes& raw, const std::string& operator_key_hex,
+                                               std::string& error, bool& signature_failed) {
+  signature_failed = false;
+  auto envelope = decode_envelope(raw);
+  if (!envelope) {
+    error = "not a signed record: " + envelope.message();
+    return std::nullopt;
+  }
+  if (envelope->kind != RecordKind::roster) {
+    error = "the record is a " + std::string(kind_name(envelope->kind)) + ", not a roster";
+    return std::nullopt;
+  }
+  if (!operator_key_hex.empty()) {
+    auto key = public_key_from_hex(operator_key_hex);
+    if (!key) {
+      error = "--operator-key: " + key.message();
+      return std::nullopt;
+    }
+    auto verified = verify_envelope(*envelope, *key);
+    if (!verified) {
+      error = "roster signature check failed: " + verified.message();
+      signature_failed = true;
+      return std::nullopt;
+    }
+  }
+  auto roster = decode_roster_payload(envelope->payload, envelope->seq);
+  if (!roster) {
+    error = "roster payload: " + roster.message();
+    return std::nullopt;
+  }
+  return SignedRoster{std::move(*envelope), std::move(*roster)};
+}
+
+const char* kind_name(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::roster: return "roster";
+    case RecordKind::report: return "report";
+  }
+  return "unknown";
+}
+
+nlohmann::json roster_to_json(const Roster& roster) {
+  nlohmann::json routes = nlohmann::json::array();
+  for (const Route& route : roster.routes) routes.push_back({{"id", route.id}, {"name", route.name}});
+  nlohmann::json servers = nlohmann::json::array();
+  for (const ServerEntry& s : roster.servers) {
+    servers.push_back({{"id", s.id},
+                       {"country", s.country},
+                       {"probe", s.probe.host + ":" + std::to_string(s.probe.port)},
+                       {"sni", s.sni},
+                       {"gossip", s.gossip.host + ":" + std::to_string(s.gossip.port)},
+                       {"key", public_key_to_hex(s.key)},
+                       {"routes", s.routes}});
+  }
+  const Parameters& p = roster.params;
+  nlohmann::json params = {{"report_interval_ms", p.report_interval_ms},
+                           {"stale_after_ms", p.stale_after_ms},
+                           {"probe_interval_ms", p.probe_interval_ms},
+                           {"fail_streak", p.fail_streak},
+                           {"unreliable_fraction_permille", p.unreliable_fraction_permille},
+                           {"unreliable_min_targets", p.unreliable_min_targets},
+                           {"witnesses_per_country", p.witnesses_per_country},
+                           {"quorum_witnesses", p.quorum_witnesses},
+                           {"epoch_ms", p.epoch_ms},
+                           {"max_clock_skew_ms", p.max_clock_skew_ms},
+                           {"probe_bytes_per_day_max", p.probe_bytes_per_day_max}};
+  return {{"version", roster.version}, {"routes", routes}, {"servers", servers}, {"params", params}};
+}
+
+}  // namespace mesh::ctl

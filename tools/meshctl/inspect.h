@@ -1,0 +1,38 @@
+// Shared pieces of meshctl: reading inputs and describing records. Every
+// function reports failure as a message (already naming the file or field)
+// and never touches the store except through a read-only open.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/bytes.h"
+#include "record/envelope.h"
+#include "record/roster.h"
+
+namespace mesh::ctl {
+
+// A file's whole content, bounded by `bytes_max`; nullopt with `error` set.
+std::optional<Bytes> read_file(const std::string& path, std::size_t bytes_max, std::string& error);
+
+// The signed roster record held by the store in `data_dir` (opened
+// read-only, so a running daemon is not disturbed).
+std::optional<Bytes> read_store_roster(const std::string& data_dir, std::string& error);
+
+struct SignedRoster {
+  Envelope envelope;
+  Roster roster;
+};
+
+// Decodes a signed roster record. When `operator_key_hex` is non-empty the
+// signature is checked against it; `signature_failed` tells a failed check
+// (exit 1) from undecodable input (exit 2).
+std::optional<SignedRoster> open_signed_roster(const Bytes& raw, const std::string& operator_key_hex,
+                                               std::string& error, bool& signature_failed);
+
+const char* kind_name(RecordKind kind);
+nlohmann::json roster_to_json(const Roster& roster);
+
+}  // namespace mesh::ctl
