@@ -35,9 +35,12 @@ struct CoreConfig {
   DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random peer this often
   DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
 
-  // Dissemination (Plumtree).
-  std::size_t eager_fanout = 3;  // initial eager peers, and the floor kept after roster changes
-  std::size_t lazy_fanout = 3;   // lazy peers that get each tick's IHAVE batch
+  // Dissemination (Plumtree, one tree per origin over a ring overlay).
+  // eager_fanout: chords each member adds to the ring overlay (see
+  // PeerSets::reset); a node's overlay degree, and so every tree's starting
+  // degree, is about 2 + 2 * eager_fanout.
+  std::size_t eager_fanout = 1;
+  std::size_t lazy_fanout = 3;   // random peers that get each tick's IHAVE batch
 
   // Batching: one frame per peer per tick, filled up to frame_budget_bytes
   // (a single larger body still goes, alone, up to kFrameBytesMax).

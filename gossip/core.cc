@@ -26,30 +26,29 @@ GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier*
 
 Result<const StoredRecord*, RecordError> GossipCore::Impl::store_record(Bytes raw, UnixMs now,
                                                                          Effects& effects,
-                                                                         bool* duplicate) {
-  const std::shared_ptr<const Roster> old_roster = store_.shared_roster();
-  auto accepted = store_.accept(std::move(raw), now, duplicate);
+                                                                         AcceptNote* note) {
+  auto accepted = store_.accept(std::move(raw), now, note);
   if (!accepted.ok()) return accepted.error();
   const Acceptance& acceptance = accepted.value();
   if (acceptance.roster_changed) {
     effects.roster_changed = true;
     effects.erase.insert(effects.erase.end(), acceptance.erased.begin(), acceptance.erased.end());
-    on_roster_changed(old_roster.get());
+    on_roster_changed();
   }
   const StoredRecord* record = store_.find(acceptance.kind, acceptance.origin_index);
   MESH_CHECK(record != nullptr, "accepted record not held");
   return record;
 }
 
-void GossipCore::Impl::on_roster_changed(const Roster* old_roster) {
+void GossipCore::Impl::on_roster_changed() {
   const Roster& roster = *store_.roster();
   self_index_ = roster.index_of(config_.self);
-  peers_.reset(roster, self_index_, old_roster, rng_, config_.eager_fanout);
+  peers_.reset(roster, self_index_, config_.eager_fanout);
   // Indices moved: queued work named old indices. SYNC repairs whatever it held.
   outbox_.clear();
   missing_.clear();
   announce_.clear();
-  announce_eager_.clear();
+  announce_tree_.clear();
   members_by_key_id_.clear();
   std::vector<PublicKey> keys;
   for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
@@ -107,16 +106,24 @@ void GossipCore::Impl::spread(const StoredRecord& record, std::optional<std::uin
                               Spread how) {
   if (how == Spread::none || !self_index_) return;
   const Entry entry = entry_of(record, false);
+  const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
   if (how == Spread::push) {
     auto raw = std::make_shared<const Bytes>(record.envelope.raw);
-    for (std::uint32_t peer : peers_.eager()) {
+    for (std::uint32_t peer : peers_.eager(slot)) {
       if (from && peer == *from) continue;
       if (!outbox_.add_body(peer, raw, false, config_.peer_queue_bytes_max)) {
         ++counters_.outbox_dropped;
       }
     }
-  } else if (announce_eager_.size() < config_.announce_queue_max) {
-    announce_eager_.push_back(entry);
+  } else {
+    for (std::uint32_t peer : peers_.eager(slot)) {
+      if (from && peer == *from) continue;
+      if (announce_tree_.size() >= config_.announce_queue_max) {
+        ++counters_.announce_dropped;
+        break;
+      }
+      announce_tree_.emplace_back(peer, entry);
+    }
   }
   if (announce_.size() >= config_.announce_queue_max) {
     announce_.erase(announce_.begin());
@@ -182,7 +189,12 @@ std::optional<std::uint32_t> GossipCore::self_index() const { return impl_->self
 Digest GossipCore::digest() const { return impl_->store_.digest(); }
 const Counters& GossipCore::counters() const { return impl_->counters_; }
 std::size_t GossipCore::record_count() const { return impl_->store_.size(); }
-std::vector<std::uint32_t> GossipCore::eager_peers() const { return impl_->peers_.eager(); }
+std::vector<std::uint32_t> GossipCore::eager_peers() const { return impl_->peers_.neighbours(); }
+std::vector<std::uint32_t> GossipCore::eager_peers_for(RecordKind kind, std::uint32_t origin) const {
+  const PeerSets& peers = impl_->peers_;
+  if (peers.slot_count() == 0) return {};
+  return peers.eager(peers.slot_of(kind, origin));
+}
 
 std::optional<std::uint64_t> GossipCore::held_seq(RecordKind kind, std::string_view origin) const {
   const RecordStore& store = impl_->store_;

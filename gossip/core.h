@@ -107,8 +107,12 @@ class GossipCore {
   // Every held record: the roster first, then reports by roster index.
   void for_each_record(const std::function<void(const HeldRecord&)>& fn) const;
 
-  // Current eager (Plumtree tree) peers, by roster index, ascending. For tests and meshsim.
+  // This node's overlay links (every tree starts as these), by roster
+  // index, ascending. For tests and meshsim.
   std::vector<std::uint32_t> eager_peers() const;
+  // The current broadcast-tree peers for records of (kind, origin index):
+  // the overlay links minus those PRUNEd, plus those GRAFTed.
+  std::vector<std::uint32_t> eager_peers_for(RecordKind kind, std::uint32_t origin) const;
 
  private:
   class Impl;

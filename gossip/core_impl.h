@@ -21,8 +21,8 @@ namespace mesh::gossip {
 
 // How a newly stored record travels on.
 enum class Spread {
-  push,      // full body to every eager peer but the sender, IHAVE to sampled lazy peers
-  announce,  // IHAVE only, to eager peers and sampled lazy peers (records learnt by SYNC)
+  push,      // full body along the origin's tree (not back to the sender), IHAVE to sampled peers
+  announce,  // IHAVE only, to the tree and sampled peers (records learnt by SYNC)
   none,      // loaded from storage: SYNC spreads it if needed
 };
 
@@ -47,16 +47,16 @@ class GossipCore::Impl {
   Outbox outbox_;
   std::optional<std::uint32_t> self_index_;
   std::unordered_map<KeyId, std::vector<std::uint32_t>> members_by_key_id_;
-  std::vector<Entry> announce_;        // records to announce at the next tick (to lazy peers)
-  std::vector<Entry> announce_eager_;  // records to announce to eager peers too (Spread::announce)
+  std::vector<Entry> announce_;        // records to announce at the next tick (to sampled peers)
+  std::vector<std::pair<std::uint32_t, Entry>> announce_tree_;  // (peer, entry): Spread::announce
   std::map<PublicKey, UnixMs> roster_offered_ms_;  // peer -> when we last sent it our roster
   UnixMs roster_requested_ms_ = -1;
   std::optional<UnixMs> next_sync_ms_;
 
   // core.cc
   Result<StoredRecord const*, RecordError> store_record(Bytes raw, UnixMs now, Effects& effects,
-                                                        bool* duplicate);
-  void on_roster_changed(const Roster* old_roster);
+                                                        AcceptNote* note);
+  void on_roster_changed();
   void spread(const StoredRecord& record, std::optional<std::uint32_t> from, Spread how);
   void queue_body(std::uint32_t peer, const StoredRecord& record, bool repair);
   Entry entry_of(const StoredRecord& record, bool with_hash) const;
@@ -66,6 +66,7 @@ class GossipCore::Impl {
   // core_receive.cc
   void apply(const PublicKey& sender, FrameContent content, UnixMs now, Effects& effects);
   void apply_versions(std::uint32_t from, std::uint64_t their_version, UnixMs now);
+  void apply_prunes(std::uint32_t from, const std::vector<Entry>& prunes, bool same_version);
   void apply_grafts(std::uint32_t from, const std::vector<Entry>& grafts, bool same_version);
   void apply_body(const PublicKey& sender, Body& body, UnixMs now, Effects& effects);
   void apply_ihave(std::uint32_t from, const std::vector<Entry>& entries, bool same_version,

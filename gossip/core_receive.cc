@@ -65,10 +65,7 @@ void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, Unix
   MESH_CHECK(from.has_value(), "an opened frame's sender is a member");
   apply_versions(*from, content.roster_version, now);
   const bool same_version = content.roster_version == store_.roster()->version;
-  if (content.prune) {
-    ++counters_.prunes_received;
-    peers_.make_lazy(*from);
-  }
+  apply_prunes(*from, content.prune, same_version);
   apply_grafts(*from, content.graft, same_version);
   for (Body& body : content.bodies) {
     apply_body(sender, body, now, effects);
@@ -105,28 +102,42 @@ void GossipCore::Impl::apply_versions(std::uint32_t from, std::uint64_t their_ve
   }
 }
 
+void GossipCore::Impl::apply_prunes(std::uint32_t from, const std::vector<Entry>& prunes,
+                                    bool same_version) {
+  for (const Entry& entry : prunes) {
+    ++counters_.prunes_received;
+    if (entry.kind == RecordKind::report && (!same_version || entry.origin >= peers_.slot_count() - 1)) {
+      continue;
+    }
+    peers_.make_lazy(peers_.slot_of(entry.kind, entry.origin), from);
+  }
+}
+
 void GossipCore::Impl::apply_grafts(std::uint32_t from, const std::vector<Entry>& grafts,
                                     bool same_version) {
   for (const Entry& entry : grafts) {
     ++counters_.grafts_received;
-    if (entry.kind == RecordKind::report) peers_.make_eager(from);
     if (entry.kind == RecordKind::report && !same_version) continue;
     const StoredRecord* held = store_.find(entry.kind, entry.origin);
-    if (held != nullptr && held->envelope.seq >= entry.seq) queue_body(from, *held, true);
+    if (held == nullptr) continue;
+    // The edge joins this origin's tree on our side too.
+    peers_.make_eager(peers_.slot_of(entry.kind, entry.origin), from);
+    if (held->envelope.seq >= entry.seq) queue_body(from, *held, true);
   }
 }
 
 void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs now,
                                   Effects& effects) {
   ++(body.repair ? counters_.bodies_repair_received : counters_.bodies_pushed_received);
-  bool duplicate = false;
-  auto stored = store_record(std::move(body.raw), now, effects, &duplicate);
+  AcceptNote note;
+  auto stored = store_record(std::move(body.raw), now, effects, &note);
   const auto from = index_of_key(sender);  // after a roster change, the new index (or none)
   if (!stored.ok()) {
-    // A pushed copy we did not need: the tree has a redundant edge here.
-    if (stored.code() == RecordError::stale && !body.repair && from) {
-      peers_.make_lazy(*from);
-      outbox_.add_prune(*from);
+    // A pushed copy we did not need: this origin's tree has a redundant edge here.
+    if (stored.code() == RecordError::stale && note.resolved && !body.repair && from) {
+      const std::size_t slot = peers_.slot_of(note.kind, note.origin_index);
+      peers_.make_lazy(slot, *from);
+      outbox_.add_prune(*from, Entry{note.kind, note.origin_index, 0, 0});
       ++counters_.prunes_sent;
     }
     return;
@@ -136,8 +147,9 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs no
   effects.persist.push_back(record.envelope.raw);
   const Entry entry = entry_of(record, false);
   const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
-  if (!body.repair && from && !peers_.is_eager(*from)) {
-    peers_.make_eager(*from);  // it pushes to us: keep the tree edge symmetric
+  const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
+  if (!body.repair && from && !peers_.is_eager(slot, *from)) {
+    peers_.make_eager(slot, *from);  // it pushes to us: keep the tree edge symmetric
   }
   spread(record, from, (!body.repair || grafted) ? Spread::push : Spread::announce);
 }

@@ -17,7 +17,8 @@ Effects GossipCore::Impl::on_tick(UnixMs now) {
 void GossipCore::Impl::tick_grafts(UnixMs now) {
   for (const auto& [peer, entry] : missing_.due(now, config_.ihave_timeout_ms)) {
     if (!peers_.is_peer(peer)) continue;
-    peers_.make_eager(peer);  // GRAFT: the edge joins the tree on both sides
+    // GRAFT: the edge joins this origin's tree on both sides.
+    peers_.make_eager(peers_.slot_of(entry.kind, entry.origin), peer);
     outbox_.add_graft(peer, entry);
     ++counters_.grafts_sent;
   }
@@ -39,14 +40,12 @@ void GossipCore::Impl::tick_sync(UnixMs now) {
 }
 
 void GossipCore::Impl::tick_announce() {
-  if (!announce_eager_.empty()) {
-    for (std::uint32_t peer : peers_.eager()) {
-      counters_.announce_dropped += outbox_.add_ihave(peer, announce_eager_);
-    }
-    announce_eager_.clear();
+  for (const auto& [peer, entry] : announce_tree_) {
+    counters_.announce_dropped += outbox_.add_ihave(peer, {entry});
   }
+  announce_tree_.clear();
   if (announce_.empty()) return;
-  for (std::uint32_t peer : peers_.sample_lazy(config_.lazy_fanout, rng_)) {
+  for (std::uint32_t peer : peers_.sample(config_.lazy_fanout, rng_)) {
     counters_.announce_dropped += outbox_.add_ihave(peer, announce_);
   }
   announce_.clear();

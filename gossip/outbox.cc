@@ -7,7 +7,7 @@
 namespace mesh::gossip {
 
 bool Outbox::PeerQueue::empty() const {
-  return bodies.empty() && ihave.empty() && graft.empty() && !prune && !sync && !sync_reply;
+  return bodies.empty() && ihave.empty() && graft.empty() && prune.empty() && !sync && !sync_reply;
 }
 
 bool Outbox::add_body(std::uint32_t peer, std::shared_ptr<const Bytes> raw, bool repair,
@@ -30,14 +30,16 @@ std::size_t Outbox::add_ihave(std::uint32_t peer, const std::vector<Entry>& entr
   return entries.size() - take;
 }
 
-void Outbox::add_graft(std::uint32_t peer, const Entry& entry) {
-  auto& list = queues_[peer].graft;
+namespace {
+void add_unique(std::vector<Entry>& list, const Entry& entry) {
   if (list.size() < kEntriesPerListMax && std::find(list.begin(), list.end(), entry) == list.end()) {
     list.push_back(entry);
   }
 }
+}  // namespace
 
-void Outbox::add_prune(std::uint32_t peer) { queues_[peer].prune = true; }
+void Outbox::add_graft(std::uint32_t peer, const Entry& entry) { add_unique(queues_[peer].graft, entry); }
+void Outbox::add_prune(std::uint32_t peer, const Entry& entry) { add_unique(queues_[peer].prune, entry); }
 
 void Outbox::set_sync(std::uint32_t peer, std::vector<Entry> digest) {
   queues_[peer].sync = std::move(digest);
@@ -50,13 +52,13 @@ void Outbox::set_sync_reply(std::uint32_t peer, std::vector<Entry> wanted) {
 FrameContent Outbox::take(PeerQueue& queue, std::size_t budget_bytes, std::uint64_t version) {
   FrameContent content;
   content.roster_version = version;
-  content.prune = std::exchange(queue.prune, false);
+  content.prune = std::exchange(queue.prune, {});
   content.graft = std::exchange(queue.graft, {});
   content.ihave = std::exchange(queue.ihave, {});
   content.sync = std::exchange(queue.sync, std::nullopt);
   content.sync_reply = std::exchange(queue.sync_reply, std::nullopt);
   // Control lists are small and always go; bodies fill what is left.
-  std::size_t used = 16 + (content.graft.size() + content.ihave.size()) * kEntryBytesMax +
+  std::size_t used = 16 + (content.graft.size() + content.ihave.size() + content.prune.size()) * kEntryBytesMax +
                      ((content.sync ? content.sync->size() : 0) +
                       (content.sync_reply ? content.sync_reply->size() : 0)) *
                          kSyncEntryBytesMax;

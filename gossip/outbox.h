@@ -26,7 +26,7 @@ class Outbox {
   // List entries beyond kEntriesPerListMax per peer are dropped; returns how many.
   std::size_t add_ihave(std::uint32_t peer, const std::vector<Entry>& entries);
   void add_graft(std::uint32_t peer, const Entry& entry);
-  void add_prune(std::uint32_t peer);
+  void add_prune(std::uint32_t peer, const Entry& entry);
   void set_sync(std::uint32_t peer, std::vector<Entry> digest);
   void set_sync_reply(std::uint32_t peer, std::vector<Entry> wanted);
 
@@ -47,7 +47,7 @@ class Outbox {
     std::size_t body_bytes = 0;
     std::vector<Entry> ihave;
     std::vector<Entry> graft;
-    bool prune = false;
+    std::vector<Entry> prune;
     std::optional<std::vector<Entry>> sync;
     std::optional<std::vector<Entry>> sync_reply;
     bool empty() const;

@@ -1,67 +1,125 @@
 #include "gossip/peers.h"
 
+#include <sodium.h>
+
 #include <algorithm>
+#include <string_view>
 
 namespace mesh::gossip {
 
-void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self,
-                     const Roster* old_roster, Rng& rng, std::size_t eager_fanout) {
-  std::vector<std::uint8_t> state(roster.servers.size(), kLazy);
-  if (self) state[*self] = kNone;
-  std::size_t eager_count = 0;
-  if (old_roster != nullptr) {
-    for (std::uint32_t i = 0; i < state.size(); ++i) {
-      const auto old_index = old_roster->index_of(roster.servers[i].id);
-      if (state[i] == kLazy && old_index && is_eager(*old_index)) {
-        state[i] = kEager;
-        ++eager_count;
-      }
+namespace {
+
+std::uint64_t overlay_hash(std::string_view id, std::uint32_t salt) {
+  static constexpr char kContext[] = "meshnode-gossip-overlay-v1";
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, nullptr, 0, 8);
+  crypto_generichash_update(&state, reinterpret_cast<const std::uint8_t*>(kContext), sizeof kContext);
+  crypto_generichash_update(&state, reinterpret_cast<const std::uint8_t*>(id.data()), id.size());
+  std::uint8_t salt_bytes[4] = {static_cast<std::uint8_t>(salt >> 24), static_cast<std::uint8_t>(salt >> 16),
+                                static_cast<std::uint8_t>(salt >> 8), static_cast<std::uint8_t>(salt)};
+  crypto_generichash_update(&state, salt_bytes, sizeof salt_bytes);
+  std::uint8_t out[8];
+  crypto_generichash_final(&state, out, sizeof out);
+  std::uint64_t value = 0;
+  for (std::uint8_t byte : out) value = (value << 8) | byte;
+  return value;
+}
+
+// The overlay's links as (a, b) roster-index pairs, each once, a < b.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> overlay_links(const Roster& roster,
+                                                                   std::size_t chords) {
+  const std::uint32_t n = static_cast<std::uint32_t>(roster.servers.size());
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> order;  // (hash, index)
+  for (std::uint32_t i = 0; i < n; ++i) order.emplace_back(overlay_hash(roster.servers[i].id, 0), i);
+  std::sort(order.begin(), order.end());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
+  auto link = [&](std::uint32_t a, std::uint32_t b) {
+    if (a != b) links.emplace_back(std::min(a, b), std::max(a, b));
+  };
+  for (std::uint32_t p = 0; p < n && n > 1; ++p) link(order[p].second, order[(p + 1) % n].second);
+  for (std::uint32_t p = 0; p < n && n > 3; ++p) {
+    for (std::uint32_t c = 0; c < chords; ++c) {
+      // A position other than self and the two ring neighbours.
+      const std::uint32_t offset =
+          2 + static_cast<std::uint32_t>(overlay_hash(roster.servers[order[p].second].id, c + 1) % (n - 3));
+      link(order[p].second, order[(p + offset) % n].second);
     }
   }
-  state_ = std::move(state);
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
+  return links;
+}
+
+void insert_sorted(std::vector<std::uint32_t>& list, std::uint32_t value) {
+  auto at = std::lower_bound(list.begin(), list.end(), value);
+  if (at == list.end() || *at != value) list.insert(at, value);
+}
+
+}  // namespace
+
+void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, std::size_t chords) {
+  const std::size_t n = roster.servers.size();
+  peer_.assign(n, true);
+  if (self) peer_[*self] = false;
   peers_.clear();
-  for (std::uint32_t i = 0; i < state_.size(); ++i) {
-    if (state_[i] != kNone) peers_.push_back(i);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (peer_[i]) peers_.push_back(i);
   }
-  while (eager_count < eager_fanout && eager_count < peers_.size()) {
-    const std::uint32_t pick = peers_[rng.below(peers_.size())];
-    if (state_[pick] == kLazy) {
-      state_[pick] = kEager;
-      ++eager_count;
+  neighbours_.clear();
+  if (self) {
+    for (const auto& [a, b] : overlay_links(roster, chords)) {
+      if (a == *self) insert_sorted(neighbours_, b);
+      if (b == *self) insert_sorted(neighbours_, a);
     }
   }
+  trees_.assign(n + 1, neighbours_);
 }
 
-void PeerSets::make_eager(std::uint32_t index) {
-  MESH_CHECK(is_peer(index), "make_eager of a non-peer");
-  state_[index] = kEager;
+std::size_t PeerSets::slot_of(RecordKind kind, std::uint32_t origin) const {
+  const std::size_t roster_slot = trees_.empty() ? 0 : trees_.size() - 1;
+  return kind == RecordKind::roster ? roster_slot : std::min<std::size_t>(origin, roster_slot);
 }
 
-void PeerSets::make_lazy(std::uint32_t index) {
-  MESH_CHECK(is_peer(index), "make_lazy of a non-peer");
-  state_[index] = kLazy;
+const std::vector<std::uint32_t>& PeerSets::eager(std::size_t slot) const {
+  MESH_CHECK(slot < trees_.size(), "PeerSets::eager: slot out of range");
+  return trees_[slot];
 }
 
-std::vector<std::uint32_t> PeerSets::eager() const {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t index : peers_) {
-    if (state_[index] == kEager) out.push_back(index);
+bool PeerSets::is_eager(std::size_t slot, std::uint32_t peer) const {
+  const auto& tree = eager(slot);
+  return std::binary_search(tree.begin(), tree.end(), peer);
+}
+
+void PeerSets::make_eager(std::size_t slot, std::uint32_t peer) {
+  MESH_CHECK(is_peer(peer) && slot < trees_.size(), "make_eager of a non-peer");
+  insert_sorted(trees_[slot], peer);
+}
+
+void PeerSets::make_lazy(std::size_t slot, std::uint32_t peer) {
+  MESH_CHECK(is_peer(peer) && slot < trees_.size(), "make_lazy of a non-peer");
+  auto& tree = trees_[slot];
+  auto at = std::lower_bound(tree.begin(), tree.end(), peer);
+  if (at != tree.end() && *at == peer) tree.erase(at);
+}
+
+std::vector<std::uint32_t> PeerSets::sample(std::size_t count, Rng& rng) const {
+  std::vector<std::uint32_t> picked;
+  if (count * 2 < peers_.size()) {
+    // Few out of many: draw and redraw repeats (cheaper than copying the pool).
+    while (picked.size() < count) {
+      const std::uint32_t peer = peers_[rng.below(peers_.size())];
+      if (std::find(picked.begin(), picked.end(), peer) == picked.end()) picked.push_back(peer);
+    }
+    return picked;
   }
-  return out;
-}
-
-std::vector<std::uint32_t> PeerSets::sample_lazy(std::size_t count, Rng& rng) const {
-  std::vector<std::uint32_t> lazy;
-  for (std::uint32_t index : peers_) {
-    if (state_[index] == kLazy) lazy.push_back(index);
-  }
+  picked = peers_;
   // Partial Fisher-Yates: the first `count` slots become the sample.
-  const std::size_t take = std::min(count, lazy.size());
+  const std::size_t take = std::min(count, picked.size());
   for (std::size_t i = 0; i < take; ++i) {
-    std::swap(lazy[i], lazy[i + rng.below(lazy.size() - i)]);
+    std::swap(picked[i], picked[i + rng.below(picked.size() - i)]);
   }
-  lazy.resize(take);
-  return lazy;
+  picked.resize(take);
+  return picked;
 }
 
 std::optional<std::uint32_t> PeerSets::random_peer(Rng& rng) const {

@@ -1,8 +1,12 @@
 // Plumtree peer state (Leitão, Pereira, Rodrigues 2007; docs/GOSSIP.md,
-// "Dissemination"): every other roster member is either an eager peer (gets
-// full bodies at once: the edges of the broadcast tree) or a lazy peer (gets
-// IHAVE announcements only). And the table of records heard of by IHAVE but
-// not yet received, with the announcers to GRAFT when the wait runs out.
+// "Dissemination"), with one broadcast tree per origin: for each origin the
+// eager peers get full bodies of its records at once, everyone else hears of
+// them by IHAVE only. Every tree starts as the whole overlay and is pruned
+// to a spanning tree by the first record's duplicates; because one origin's
+// records are minutes apart, concurrent records of other origins cannot
+// over-prune it (which a single shared tree suffers from). And the table of
+// records heard of by IHAVE but not yet received, with the announcers to
+// GRAFT when the wait runs out.
 #pragma once
 
 #include <cstdint>
@@ -14,34 +18,46 @@
 #include "common/time.h"
 #include "gossip/rng.h"
 #include "gossip/wire.h"
+#include "record/envelope.h"
 #include "record/roster.h"
 
 namespace mesh::gossip {
 
+// Tree slots: one per report origin (its roster index), and one for the
+// roster (slot = number of servers).
 class PeerSets {
  public:
-  // Rebuilds for `roster` (self excluded). Members that were eager under
-  // `old_roster` stay eager (matched by id); the rest are lazy; then random
-  // lazy peers are promoted until `eager_fanout` are eager (or none is left).
-  void reset(const Roster& roster, std::optional<std::uint32_t> self, const Roster* old_roster,
-             Rng& rng, std::size_t eager_fanout);
+  // Builds the overlay of `roster` and resets every tree to it. The overlay
+  // is a function of the roster alone, so both ends of a link agree on it
+  // with no handshake: members on a ring ordered by BLAKE2b(id), plus
+  // `chords` links per member to ring positions drawn from BLAKE2b(id, i).
+  // Degree is about 2 + 2 * chords; the ring keeps it connected, the chords
+  // keep its diameter near log2(N).
+  void reset(const Roster& roster, std::optional<std::uint32_t> self, std::size_t chords);
 
-  bool is_peer(std::uint32_t index) const { return index < state_.size() && state_[index] != kNone; }
-  bool is_eager(std::uint32_t index) const { return index < state_.size() && state_[index] == kEager; }
-  // REQUIRES: is_peer(index). Idempotent.
-  void make_eager(std::uint32_t index);
-  void make_lazy(std::uint32_t index);
+  std::size_t slot_count() const { return trees_.size(); }
+  std::size_t slot_of(RecordKind kind, std::uint32_t origin) const;
+  bool is_peer(std::uint32_t index) const { return index < peer_.size() && peer_[index]; }
+  // This node's overlay links, ascending.
+  const std::vector<std::uint32_t>& neighbours() const { return neighbours_; }
 
-  std::vector<std::uint32_t> eager() const;  // ascending
-  // Up to `count` distinct lazy peers, uniformly at random.
-  std::vector<std::uint32_t> sample_lazy(std::size_t count, Rng& rng) const;
-  // One peer (eager or lazy) uniformly at random; nullopt with no peers.
+  // The tree of `slot`: the peers that get full bodies of its records.
+  const std::vector<std::uint32_t>& eager(std::size_t slot) const;
+  bool is_eager(std::size_t slot, std::uint32_t peer) const;
+  // REQUIRES: is_peer(peer), slot < slot_count(). Idempotent.
+  void make_eager(std::size_t slot, std::uint32_t peer);
+  void make_lazy(std::size_t slot, std::uint32_t peer);
+
+  // Up to `count` distinct peers, uniformly at random.
+  std::vector<std::uint32_t> sample(std::size_t count, Rng& rng) const;
+  // One peer uniformly at random; nullopt with no peers.
   std::optional<std::uint32_t> random_peer(Rng& rng) const;
 
  private:
-  static constexpr std::uint8_t kNone = 0, kLazy = 1, kEager = 2;
-  std::vector<std::uint8_t> state_;  // by roster index
-  std::vector<std::uint32_t> peers_;  // every index with state != kNone, ascending
+  std::vector<bool> peer_;                         // by roster index: a member other than self
+  std::vector<std::uint32_t> peers_;               // every peer, ascending
+  std::vector<std::uint32_t> neighbours_;          // overlay links, ascending
+  std::vector<std::vector<std::uint32_t>> trees_;  // by slot, each ascending
 };
 
 class MissingTable {

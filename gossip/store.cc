@@ -37,8 +37,10 @@ Error<RecordError> RecordStore::refuse(RecordError code, std::uint64_t Counters:
   return make_error(code, std::move(message));
 }
 
-Result<Acceptance, RecordError> RecordStore::accept(Bytes raw, UnixMs now, bool* duplicate) {
-  if (duplicate != nullptr) *duplicate = false;
+Result<Acceptance, RecordError> RecordStore::accept(Bytes raw, UnixMs now, AcceptNote* note) {
+  AcceptNote ignored;
+  AcceptNote& out = note != nullptr ? *note : ignored;
+  out = AcceptNote{};
   if (raw.size() > kRecordBytesMax) {
     return refuse(RecordError::oversize, &Counters::records_oversize, "record over kRecordBytesMax");
   }
@@ -52,8 +54,8 @@ Result<Acceptance, RecordError> RecordStore::accept(Bytes raw, UnixMs now, bool*
   }
   Envelope envelope = std::move(decoded.value());
   switch (envelope.kind) {
-    case RecordKind::roster: return accept_roster(std::move(envelope), now, duplicate);
-    case RecordKind::report: return accept_report(std::move(envelope), now, duplicate);
+    case RecordKind::roster: return accept_roster(std::move(envelope), now, out);
+    case RecordKind::report: return accept_report(std::move(envelope), now, out);
   }
   return refuse(RecordError::unknown_kind, &Counters::records_unknown_kind, "unknown record kind");
 }
@@ -63,12 +65,12 @@ DurationMs RecordStore::max_clock_skew_ms() const {
 }
 
 Status<RecordError> RecordStore::check_newer(const StoredRecord* held, const Envelope& incoming,
-                                             bool* duplicate) {
+                                             AcceptNote& note) {
   if (held == nullptr) return Ok{};
   const Envelope& current = held->envelope;
   if (incoming.seq > current.seq) return Ok{};
   if (incoming.seq == current.seq && incoming.raw == current.raw) {
-    if (duplicate != nullptr) *duplicate = true;
+    note.duplicate = true;
     return refuse(RecordError::stale, &Counters::records_duplicate, "duplicate of the held record");
   }
   if (incoming.seq == current.seq && incoming.raw < current.raw) return Ok{};  // tie-break
@@ -78,16 +80,18 @@ Status<RecordError> RecordStore::check_newer(const StoredRecord* held, const Env
 }
 
 Result<Acceptance, RecordError> RecordStore::accept_roster(Envelope envelope, UnixMs now,
-                                                           bool* duplicate) {
+                                                           AcceptNote& note) {
   if (envelope.origin != kOperatorOrigin) {
     return refuse(RecordError::unknown_origin, &Counters::records_unknown_origin,
                   "roster origin is not \"operator\"");
   }
+  note.resolved = true;
+  note.kind = RecordKind::roster;
   if (envelope.timestamp_ms > now + max_clock_skew_ms()) {
     return refuse(RecordError::future_timestamp, &Counters::records_future, "roster dated in the future");
   }
   const StoredRecord* held = roster_record();
-  if (auto newer = check_newer(held, envelope, duplicate); !newer.ok()) return newer.error();
+  if (auto newer = check_newer(held, envelope, note); !newer.ok()) return newer.error();
   const bool tie_break = held != nullptr && held->envelope.seq == envelope.seq;
   if (!verifier_.verify(operator_key_, envelope.signed_part(), envelope.signature)) {
     return refuse(RecordError::bad_signature, &Counters::records_bad_signature,
@@ -130,7 +134,7 @@ std::vector<std::pair<RecordKind, ServerId>> RecordStore::install_roster(Roster 
 }
 
 Result<Acceptance, RecordError> RecordStore::accept_report(Envelope envelope, UnixMs now,
-                                                           bool* duplicate) {
+                                                           AcceptNote& note) {
   if (!roster_) {
     return refuse(RecordError::unknown_origin, &Counters::records_no_roster,
                   "report before any roster is held");
@@ -141,12 +145,15 @@ Result<Acceptance, RecordError> RecordStore::accept_report(Envelope envelope, Un
                   "report origin " + envelope.origin + " is not in roster " +
                       std::to_string(roster_->version));
   }
+  note.resolved = true;
+  note.kind = RecordKind::report;
+  note.origin_index = *index;
   if (envelope.timestamp_ms > now + max_clock_skew_ms()) {
     return refuse(RecordError::future_timestamp, &Counters::records_future,
                   "report of " + envelope.origin + " dated in the future");
   }
   const StoredRecord* held = report(*index);
-  if (auto newer = check_newer(held, envelope, duplicate); !newer.ok()) return newer.error();
+  if (auto newer = check_newer(held, envelope, note); !newer.ok()) return newer.error();
   const bool tie_break = held != nullptr && held->envelope.seq == envelope.seq;
   if (!verifier_.verify(roster_->servers[*index].key, envelope.signed_part(), envelope.signature)) {
     return refuse(RecordError::bad_signature, &Counters::records_bad_signature,

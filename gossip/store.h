@@ -45,6 +45,14 @@ struct Acceptance {
   std::vector<std::pair<RecordKind, ServerId>> erased;  // reports dropped by a roster change
 };
 
+// What accept() learnt of a record even when refusing it.
+struct AcceptNote {
+  bool duplicate = false;  // exactly the held record
+  bool resolved = false;   // kind and origin below are known (the origin is a member / operator)
+  RecordKind kind = RecordKind::report;
+  std::uint32_t origin_index = 0;
+};
+
 class RecordStore {
  public:
   // `verifier` and `counters` must outlive the store.
@@ -53,8 +61,8 @@ class RecordStore {
   // Runs the acceptance path on `raw` at time `now`. Counts the outcome in
   // exactly one records_* counter. Errors: RecordError; a duplicate and a
   // stale record both give `stale` (the counters tell them apart, and
-  // `duplicate` says which). Nothing changes unless the result is ok.
-  Result<Acceptance, RecordError> accept(Bytes raw, UnixMs now, bool* duplicate = nullptr);
+  // `note` says which). Nothing changes unless the result is ok.
+  Result<Acceptance, RecordError> accept(Bytes raw, UnixMs now, AcceptNote* note = nullptr);
 
   const Roster* roster() const { return roster_.get(); }
   // The same roster, shared: stays valid after a newer roster replaces it.
@@ -70,11 +78,11 @@ class RecordStore {
   std::array<std::uint8_t, 32> digest() const;
 
  private:
-  Result<Acceptance, RecordError> accept_roster(Envelope envelope, UnixMs now, bool* duplicate);
-  Result<Acceptance, RecordError> accept_report(Envelope envelope, UnixMs now, bool* duplicate);
+  Result<Acceptance, RecordError> accept_roster(Envelope envelope, UnixMs now, AcceptNote& note);
+  Result<Acceptance, RecordError> accept_report(Envelope envelope, UnixMs now, AcceptNote& note);
   // Held-vs-incoming ordering; counts and returns stale when not newer.
   Status<RecordError> check_newer(const StoredRecord* held, const Envelope& incoming,
-                                  bool* duplicate);
+                                  AcceptNote& note);
   std::vector<std::pair<RecordKind, ServerId>> install_roster(Roster roster);
   DurationMs max_clock_skew_ms() const;
   Error<RecordError> refuse(RecordError code, std::uint64_t Counters::*counter, std::string message);

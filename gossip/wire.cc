@@ -28,7 +28,7 @@ void pack_list_message(Packer& packer, MessageType type, const std::vector<Entry
 }
 
 std::size_t message_count(const FrameContent& content) {
-  return (content.prune ? 1 : 0) + (content.graft.empty() ? 0 : 1) +
+  return (content.prune.empty() ? 0 : 1) + (content.graft.empty() ? 0 : 1) +
          (content.sync ? 1 : 0) + (content.sync_reply ? 1 : 0) +
          (content.ihave.empty() ? 0 : 1) + content.bodies.size();
 }
@@ -87,9 +87,7 @@ bool read_message(const msgpack::object& message, FrameContent& out) {
     case static_cast<std::uint8_t>(MessageType::repair): return read_body(message, true, out);
     case static_cast<std::uint8_t>(MessageType::ihave): return read_list(message, false, out.ihave);
     case static_cast<std::uint8_t>(MessageType::graft): return read_list(message, false, out.graft);
-    case static_cast<std::uint8_t>(MessageType::prune):
-      out.prune = true;
-      return message.via.array.size == 1;
+    case static_cast<std::uint8_t>(MessageType::prune): return read_list(message, false, out.prune);
     case static_cast<std::uint8_t>(MessageType::sync): return read_optional_list(message, out.sync);
     case static_cast<std::uint8_t>(MessageType::sync_reply):
       return read_optional_list(message, out.sync_reply);
@@ -101,7 +99,7 @@ bool read_message(const msgpack::object& message, FrameContent& out) {
 
 bool lists_within_bounds(const FrameContent& content) {
   auto ok = [](std::size_t size) { return size <= kEntriesPerListMax; };
-  return ok(content.ihave.size()) && ok(content.graft.size()) &&
+  return ok(content.ihave.size()) && ok(content.graft.size()) && ok(content.prune.size()) &&
          (!content.sync || ok(content.sync->size())) &&
          (!content.sync_reply || ok(content.sync_reply->size()));
 }
@@ -109,7 +107,7 @@ bool lists_within_bounds(const FrameContent& content) {
 }  // namespace
 
 bool FrameContent::empty() const {
-  return bodies.empty() && ihave.empty() && graft.empty() && !prune && !sync && !sync_reply;
+  return bodies.empty() && ihave.empty() && graft.empty() && prune.empty() && !sync && !sync_reply;
 }
 
 std::size_t body_bytes_max(std::size_t raw_size) { return 1 + 1 + 5 + raw_size; }
@@ -122,10 +120,7 @@ Bytes encode_frame_content(const FrameContent& content) {
   const std::size_t count = message_count(content);
   MESH_CHECK(count <= kMessagesPerFrameMax, "frame over kMessagesPerFrameMax");
   packer.pack_array(static_cast<std::uint32_t>(count));
-  if (content.prune) {
-    packer.pack_array(1);
-    packer.pack_uint8(static_cast<std::uint8_t>(MessageType::prune));
-  }
+  if (!content.prune.empty()) pack_list_message(packer, MessageType::prune, content.prune, false);
   if (!content.graft.empty()) pack_list_message(packer, MessageType::graft, content.graft, false);
   if (content.sync) pack_list_message(packer, MessageType::sync, *content.sync, true);
   if (content.sync_reply) {

@@ -21,7 +21,7 @@ enum class MessageType : std::uint8_t {
   push = 1,        // [1, bin record]: eager push along the tree; a duplicate PRUNEs the sender
   ihave = 2,       // [2, [kind, origin, seq, ...]]: records the sender holds (lazy announcement)
   graft = 3,       // [3, [kind, origin, seq, ...]]: send me these, and make me eager
-  prune = 4,       // [4]: make me lazy
+  prune = 4,       // [4, [kind, origin, seq, ...]]: drop me from these origins' trees
   sync = 5,        // [5, [kind, origin, seq, hash32, ...]]: everything the sender holds
   sync_reply = 6,  // [6, [kind, origin, seq, hash32, ...]]: what the replier lacks or holds older
   repair = 7,      // [7, bin record]: a body in answer to GRAFT/SYNC; a duplicate never PRUNEs
@@ -49,7 +49,7 @@ struct FrameContent {
   std::vector<Body> bodies;
   std::vector<Entry> ihave;
   std::vector<Entry> graft;
-  bool prune = false;
+  std::vector<Entry> prune;
   std::optional<std::vector<Entry>> sync;
   std::optional<std::vector<Entry>> sync_reply;
   std::size_t unknown_messages = 0;  // decode only: skipped messages of unknown type

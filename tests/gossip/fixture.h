@@ -101,7 +101,10 @@ class Network {
 
   void take(std::uint32_t from, Effects effects) {
     if (down[from]) return;
-    for (auto& out : effects.send) in_flight_.push_back({out.to, std::move(out.frame)});
+    for (auto& out : effects.send) {
+      if (cut && cut(from, out.to)) continue;  // lost on the link
+      in_flight_.push_back({out.to, std::move(out.frame)});
+    }
   }
 
   // One tick: deliver what is in flight (shuffled), then tick every core.
@@ -132,6 +135,7 @@ class Network {
 
   std::vector<std::unique_ptr<GossipCore>> cores;
   std::vector<bool> down;
+  std::function<bool(std::uint32_t from, std::uint32_t to)> cut;  // true: the frame is lost
   UnixMs now = kStartMs;
 
  private:

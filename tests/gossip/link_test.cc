@@ -116,7 +116,7 @@ TEST_CASE("a restarted sender (boot + 1) never reuses a nonce") {
 TEST_CASE("frame content round-trips, in a fixed order") {
   FrameContent content;
   content.roster_version = 42;
-  content.prune = true;
+  content.prune = {Entry{RecordKind::report, 5, 98, 0}};
   content.graft = {Entry{RecordKind::report, 3, 99, 0}};
   content.ihave = {Entry{RecordKind::roster, 0, 42, 0}, Entry{RecordKind::report, 4095, 1ull << 40, 0}};
   content.sync = std::vector<Entry>{Entry{RecordKind::report, 1, 7, 0xdeadbeef}};
@@ -125,7 +125,7 @@ TEST_CASE("frame content round-trips, in a fixed order") {
   auto decoded = decode_frame_content(encode_frame_content(content));
   REQUIRE(decoded.ok());
   CHECK(decoded->roster_version == 42);
-  CHECK(decoded->prune);
+  CHECK(decoded->prune == content.prune);
   CHECK(decoded->graft == content.graft);
   CHECK(decoded->ihave == content.ihave);
   CHECK(*decoded->sync == *content.sync);
@@ -137,26 +137,26 @@ TEST_CASE("frame content round-trips, in a fixed order") {
   CHECK(decoded->unknown_messages == 0);
 }
 
-TEST_CASE("frame content pinned bytes: [1, [[4]]]") {
+TEST_CASE("frame content pinned bytes: [1, [[4, [2, 3, 0]]]]") {
   FrameContent content;
   content.roster_version = 1;
-  content.prune = true;
-  CHECK(to_hex(encode_frame_content(content)) == "9201919104");
+  content.prune = {Entry{RecordKind::report, 3, 0, 0}};
+  CHECK(to_hex(encode_frame_content(content)) == "920191920493020300");
 }
 
 TEST_CASE("frame content decode: strict layout, unknown types skipped") {
-  // [1, [[99, 1, 2], [4]]]: a future message type 99 is skipped, PRUNE kept.
-  auto skipped = decode_frame_content(*from_hex("920192936301029104"));
+  // [1, [[99, 1, 2], [4, [2, 7, 1]]]]: a future message type 99 is skipped, PRUNE kept.
+  auto skipped = decode_frame_content(*from_hex("92019293630102920493020701"));
   REQUIRE(skipped.ok());
   CHECK(skipped->unknown_messages == 1);
-  CHECK(skipped->prune);
+  CHECK(skipped->prune == std::vector<Entry>{Entry{RecordKind::report, 7, 1, 0}});
   // Trailing byte.
   CHECK(decode_frame_content(*from_hex("920190c0")).code() == WireError::malformed);
   // Not an array / wrong arity / wrong types.
   CHECK(decode_frame_content(*from_hex("c0")).code() == WireError::malformed);
   CHECK(decode_frame_content(*from_hex("9101")).code() == WireError::malformed);
   CHECK(decode_frame_content(*from_hex("92a13190")).code() == WireError::malformed);
-  // PRUNE with an argument; IHAVE list not a multiple of 3; body not bin.
+  // PRUNE with nil for its list; IHAVE list not a multiple of 3; body not bin.
   CHECK(decode_frame_content(*from_hex("9201919204c0")).code() == WireError::malformed);
   CHECK(decode_frame_content(*from_hex("9201919202920201")).code() == WireError::malformed);
   CHECK(decode_frame_content(*from_hex("9201919201a161")).code() == WireError::malformed);
