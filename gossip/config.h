@@ -32,6 +32,9 @@ struct CoreConfig {
   // Timing (all driven by the `now` the shell passes in).
   DurationMs tick_interval_ms = 1'000;    // the shell calls on_tick this often
   DurationMs ihave_timeout_ms = 3'000;    // missing after an IHAVE this long -> GRAFT
+  // IHAVE batches leave this often: fewer, fuller frames. The tree carries
+  // bodies at once; IHAVE is its repair path, so a few seconds cost little.
+  DurationMs announce_interval_ms = 5'000;
   DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random peer this often
   DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
 

@@ -44,6 +44,7 @@ void GossipCore::Impl::on_roster_changed() {
   const Roster& roster = *store_.roster();
   self_index_ = roster.index_of(config_.self);
   peers_.reset(roster, self_index_, config_.eager_fanout);
+  pushed_by_.assign(peers_.slot_count(), std::nullopt);
   // Indices moved: queued work named old indices. SYNC repairs whatever it held.
   outbox_.clear();
   missing_.clear();
@@ -166,6 +167,8 @@ Result<Effects, RecordError> GossipCore::Impl::publish(Bytes raw_record, UnixMs 
   auto stored = store_record(std::move(raw_record), now, effects, nullptr);
   if (!stored.ok()) return stored.error();
   effects.persist.push_back(stored.value()->envelope.raw);
+  const Entry entry = entry_of(*stored.value(), false);
+  if (self_index_) pushed_by_[peers_.slot_of(entry.kind, entry.origin)].reset();
   spread(*stored.value(), std::nullopt, Spread::push);
   return effects;
 }

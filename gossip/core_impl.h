@@ -51,7 +51,13 @@ class GossipCore::Impl {
   std::vector<std::pair<std::uint32_t, Entry>> announce_tree_;  // (peer, entry): Spread::announce
   std::map<PublicKey, UnixMs> roster_offered_ms_;  // peer -> when we last sent it our roster
   UnixMs roster_requested_ms_ = -1;
+  // By tree slot: the peer whose PUSH brought the record we hold, if it came
+  // that way. A duplicate PUSH prunes only when the held copy came down the
+  // tree from another peer: a copy from SYNC or GRAFT says nothing about
+  // which tree edge is redundant, and pruning then could cut our only link.
+  std::vector<std::optional<std::uint32_t>> pushed_by_;
   std::optional<UnixMs> next_sync_ms_;
+  UnixMs next_announce_ms_ = 0;
 
   // core.cc
   Result<StoredRecord const*, RecordError> store_record(Bytes raw, UnixMs now, Effects& effects,
@@ -77,7 +83,7 @@ class GossipCore::Impl {
   // core_tick.cc
   void tick_grafts(UnixMs now);
   void tick_sync(UnixMs now);
-  void tick_announce();
+  void tick_announce(UnixMs now);
   void flush(Effects& effects);
 };
 

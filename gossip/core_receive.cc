@@ -133,9 +133,11 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs no
   auto stored = store_record(std::move(body.raw), now, effects, &note);
   const auto from = index_of_key(sender);  // after a roster change, the new index (or none)
   if (!stored.ok()) {
-    // A pushed copy we did not need: this origin's tree has a redundant edge here.
-    if (stored.code() == RecordError::stale && note.resolved && !body.repair && from) {
-      const std::size_t slot = peers_.slot_of(note.kind, note.origin_index);
+    // A pushed copy we did not need, while ours came down the tree from
+    // another peer: this origin's tree has a redundant edge here.
+    if (stored.code() != RecordError::stale || !note.resolved || body.repair || !from) return;
+    const std::size_t slot = peers_.slot_of(note.kind, note.origin_index);
+    if (pushed_by_[slot] && *pushed_by_[slot] != *from) {
       peers_.make_lazy(slot, *from);
       outbox_.add_prune(*from, Entry{note.kind, note.origin_index, 0, 0});
       ++counters_.prunes_sent;
@@ -148,6 +150,7 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs no
   const Entry entry = entry_of(record, false);
   const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
+  pushed_by_[slot] = body.repair ? std::nullopt : from;
   if (!body.repair && from && !peers_.is_eager(slot, *from)) {
     peers_.make_eager(slot, *from);  // it pushes to us: keep the tree edge symmetric
   }

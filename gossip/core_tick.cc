@@ -9,7 +9,7 @@ Effects GossipCore::Impl::on_tick(UnixMs now) {
   if (store_.roster() == nullptr || !self_index_) return effects;  // nobody to talk to
   tick_grafts(now);
   tick_sync(now);
-  tick_announce();
+  tick_announce(now);
   flush(effects);
   return effects;
 }
@@ -39,12 +39,13 @@ void GossipCore::Impl::tick_sync(UnixMs now) {
   ++counters_.syncs_sent;
 }
 
-void GossipCore::Impl::tick_announce() {
+void GossipCore::Impl::tick_announce(UnixMs now) {
+  if (announce_.empty() || now < next_announce_ms_) return;
+  next_announce_ms_ = now + config_.announce_interval_ms;
   for (const auto& [peer, entry] : announce_tree_) {
     counters_.announce_dropped += outbox_.add_ihave(peer, {entry});
   }
   announce_tree_.clear();
-  if (announce_.empty()) return;
   for (std::uint32_t peer : peers_.sample(config_.lazy_fanout, rng_)) {
     counters_.announce_dropped += outbox_.add_ihave(peer, announce_);
   }
