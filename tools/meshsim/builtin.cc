@@ -1,0 +1,313 @@
+#include "tools/meshsim/builtin.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "tools/meshsim/fleet_gen.h"
+
+namespace mesh::sim {
+namespace {
+
+constexpr DurationMs kMinute = 60'000;
+
+using verdict::ServerStatus;
+
+// Small builders, so each scenario reads as its timeline.
+struct Builder {
+  Scenario s;
+  std::uint32_t k = 0;  // countries
+
+  ServerId id(std::uint32_t n) const { return generated_server_id(n, k); }
+  // The `nth` (0-based) server of country `c` (generated round-robin).
+  ServerId of_country(std::uint32_t c, std::uint32_t nth) const { return id(nth * k + c); }
+  std::string country(std::uint32_t c) const { return kGeneratedCountries[c]; }
+  ServerId last() const { return id(s.fleet.generated_nodes - 1); }
+
+  Event& event(DurationMs at, EventKind kind, std::vector<ServerId> servers = {}) {
+    Event e;
+    e.at_ms = at;
+    e.kind = kind;
+    e.servers.servers = std::move(servers);
+    s.events.push_back(std::move(e));
+    return s.events.back();
+  }
+  Expectation& expect(ExpectKind kind) {
+    s.expectations.push_back(Expectation{});
+    s.expectations.back().kind = kind;
+    return s.expectations.back();
+  }
+  void status(const ServerId& server, ServerStatus status, DurationMs at) {
+    Expectation& e = expect(ExpectKind::status);
+    e.server = server;
+    e.status = status;
+    e.at_ms = at;
+  }
+  void status_during(const ServerId& server, ServerStatus status, DurationMs from, DurationMs to) {
+    Expectation& e = expect(ExpectKind::status_during);
+    e.server = server;
+    e.status = status;
+    e.from_ms = from;
+    e.to_ms = to;
+  }
+  void rotation(const ServerId& server, const std::string& route, bool in, DurationMs at) {
+    Expectation& e = expect(in ? ExpectKind::in_rotation : ExpectKind::out_of_rotation);
+    e.server = server;
+    e.route = route;
+    e.at_ms = at;
+  }
+  void digests_agree(DurationMs from, DurationMs to) {
+    Expectation& e = expect(ExpectKind::digests_agree);
+    e.at_ms = from;
+    e.to_ms = to;
+  }
+  void counter(const std::string& name, std::uint64_t value, bool at_least = true) {
+    Expectation& e = expect(at_least ? ExpectKind::counter_at_least : ExpectKind::counter_at_most);
+    e.counter = name;
+    e.value = value;
+  }
+  void no_false_verdicts() { expect(ExpectKind::no_false_verdicts); }
+  std::string route_of(std::uint32_t c) const {
+    std::string code = country(c);
+    for (char& ch : code) ch = static_cast<char>(ch - 'A' + 'a');
+    return "route-" + code;
+  }
+};
+
+// A country (the last one) blocks two servers of the first; they become
+// unreachable on every node, then heal after the unblock.
+void country_block(Builder& b) {
+  const std::uint32_t blocker = b.k - 1;
+  ServerId a = b.of_country(0, 0), c = b.of_country(0, 1);
+  Event& block = b.event(5 * kMinute, EventKind::block, {a, c});
+  block.name = "country-block";
+  block.from.countries = {b.country(blocker)};
+  b.event(20 * kMinute, EventKind::unblock).name = "country-block";
+  b.s.snapshots = {4 * kMinute, 15 * kMinute};
+  b.status(a, ServerStatus::unreachable, 15 * kMinute);
+  b.status(c, ServerStatus::unreachable, 15 * kMinute);
+  b.rotation(a, b.route_of(0), false, 15 * kMinute);
+  b.status_during(b.last(), ServerStatus::ok, 5 * kMinute, 30 * kMinute);
+  b.status(a, ServerStatus::ok, 29 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 30 * kMinute;
+}
+
+// 10% loss and jitter on every link for an hour: no false verdict.
+void lossy(Builder& b) {
+  b.s.link_defaults = LinkSpec{100, 30, 50};
+  b.s.snapshots = {30 * kMinute};
+  b.no_false_verdicts();
+  b.status(b.last(), ServerStatus::ok, 55 * kMinute);
+  b.digests_agree(50 * kMinute, 53 * kMinute);
+  b.s.duration_ms = 60 * kMinute;
+}
+
+// One observer loses its outbound traffic to half its neighbours: it is
+// listed as unreliable and its votes do not make anyone unreachable.
+void unreliable_witness(Builder& b) {
+  ServerId observer = b.id(0);
+  b.event(5 * kMinute, EventKind::unreliable_on, {observer});
+  Expectation& e = b.expect(ExpectKind::unreliable);
+  e.server = observer;
+  e.at_ms = 15 * kMinute;
+  e.exclude_server = true;
+  b.s.snapshots = {15 * kMinute};
+  b.no_false_verdicts();
+  b.status_during(b.last(), ServerStatus::ok, 5 * kMinute, 30 * kMinute);
+  b.s.duration_ms = 30 * kMinute;
+}
+
+// The agent stops (listener still up): no_data, still in rotation; back to ok after a restart.
+void agent_stop(Builder& b) {
+  ServerId server = b.of_country(1, 0);
+  b.event(5 * kMinute, EventKind::stop_agent, {server});
+  b.event(15 * kMinute, EventKind::start_agent, {server});
+  b.status(server, ServerStatus::no_data, 12 * kMinute);
+  b.rotation(server, b.route_of(1), true, 12 * kMinute);
+  b.status(server, ServerStatus::ok, 20 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 22 * kMinute;
+}
+
+// The VPN service stops: unavailable and out of rotation; it heals when the service returns.
+void service_down(Builder& b) {
+  ServerId server = b.of_country(2 % b.k, 0);
+  b.event(5 * kMinute, EventKind::service_down, {server});
+  b.event(10 * kMinute, EventKind::service_up, {server});
+  b.status(server, ServerStatus::unavailable, 8 * kMinute);
+  b.rotation(server, b.route_of(2 % b.k), false, 8 * kMinute);
+  b.status(server, ServerStatus::ok, 14 * kMinute);
+  b.rotation(server, b.route_of(2 % b.k), true, 14 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 15 * kMinute;
+}
+
+// Two countries are cut off from the rest for ten minutes; after the heal
+// every node converges on one digest.
+void partition_heal(Builder& b) {
+  Event& cut = b.event(5 * kMinute, EventKind::partition);
+  Selector side;
+  side.countries = {b.country(0), b.country(1)};
+  cut.groups = {side};
+  b.event(15 * kMinute, EventKind::heal);
+  b.digests_agree(20 * kMinute, 22 * kMinute);
+  b.status(b.last(), ServerStatus::ok, 24 * kMinute);
+  b.status(b.id(0), ServerStatus::ok, 24 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 25 * kMinute;
+}
+
+// A machine is off for twenty minutes; when it is back its restarted agent
+// loads its stored records and catches up on everything it missed.
+void restart_catch_up(Builder& b) {
+  ServerId server = b.of_country(3 % b.k, 0);
+  b.event(5 * kMinute, EventKind::node_down, {server});
+  b.event(25 * kMinute, EventKind::node_up, {server});
+  b.status(server, ServerStatus::unreachable, 15 * kMinute);
+  b.digests_agree(30 * kMinute, 32 * kMinute);
+  b.status(server, ServerStatus::ok, 34 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 35 * kMinute;
+}
+
+// The operator adds two servers, later removes one: the roster spreads by
+// gossip, the new servers get verdicts, the removed one's records go.
+void roster_change(Builder& b) {
+  Event& add = b.event(5 * kMinute, EventKind::roster_add);
+  add.add = {ServerSpec{"added-1", b.country(0), {}}, ServerSpec{"added-2", b.country(1 % b.k), {}}};
+  ServerId removed = b.of_country(b.k - 1, 0);
+  b.event(15 * kMinute, EventKind::roster_remove, {removed});
+  b.status("added-1", ServerStatus::ok, 12 * kMinute);
+  b.rotation("added-1", "global", true, 12 * kMinute);
+  b.status("added-2", ServerStatus::ok, 12 * kMinute);
+  b.digests_agree(20 * kMinute, 22 * kMinute);
+  b.counter("records_erased", 1);
+  b.no_false_verdicts();
+  b.s.duration_ms = 25 * kMinute;
+}
+
+// A non-member injects forged frames and records, and frames are tampered
+// in flight: all refused and counted, nothing stored.
+void forged_injection(Builder& b) {
+  const std::uint32_t n = b.s.fleet.generated_nodes;
+  b.event(5 * kMinute, EventKind::inject_forged).tamper_frames = 8;
+  b.counter("frames_unknown_sender", n);
+  b.counter("records_bad_signature", 3 * n);
+  b.counter("records_unknown_origin", n);
+  b.counter("frames_undecryptable", 8);
+  b.counter("forged_accepted", 0, false);
+  b.digests_agree(8 * kMinute, 10 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 11 * kMinute;
+}
+
+// One clock runs 20 s ahead (within max_clock_skew_ms: nothing changes),
+// another 60 s ahead (its reports are refused as future-dated, so the
+// others see no_data for it) until its clock is fixed.
+void clock_skew(Builder& b) {
+  ServerId slight = b.of_country(1, 0), far = b.of_country(2 % b.k, 1);
+  b.event(5 * kMinute, EventKind::clock_skew, {slight}).skew_ms = 20'000;
+  b.event(5 * kMinute, EventKind::clock_skew, {far}).skew_ms = 60'000;
+  b.event(15 * kMinute, EventKind::clock_skew, {far}).skew_ms = 0;
+  b.status(slight, ServerStatus::ok, 12 * kMinute);
+  b.status(far, ServerStatus::no_data, 12 * kMinute);
+  b.s.expectations.back().exclude_server = true;
+  b.counter("records_future", 1);
+  b.status(far, ServerStatus::ok, 20 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 22 * kMinute;
+}
+
+// The witness plan is re-drawn at 20m: a blocked server stays unreachable
+// across the switch, a healthy one stays ok.
+void epoch_boundary(Builder& b) {
+  b.s.start_unix_ms += b.s.params.epoch_ms - 20 * kMinute;  // the switch falls at 20m
+  ServerId blocked = b.of_country(0, 0);
+  Event& block = b.event(3 * kMinute, EventKind::block, {blocked});
+  block.name = "blocked";
+  block.from.countries = {b.country(b.k - 1)};
+  b.status_during(blocked, ServerStatus::unreachable, 12 * kMinute, 35 * kMinute);
+  b.status_during(b.last(), ServerStatus::ok, 3 * kMinute, 35 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 35 * kMinute;
+}
+
+// Nothing happens: measures dissemination rounds, duplicates and bytes.
+void dissemination(Builder& b) {
+  const double n = b.s.fleet.generated_nodes;
+  Expectation& rounds = b.expect(ExpectKind::dissemination_rounds_max);
+  rounds.value = static_cast<std::uint64_t>(std::floor(2.0 * std::log2(n)));
+  b.expect(ExpectKind::duplicate_factor_max).value = 1500;
+  b.digests_agree(10 * kMinute, 11 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 15 * kMinute;
+}
+
+struct Entry {
+  std::uint32_t nodes;
+  std::uint32_t countries;
+  std::function<void(Builder&)> build;
+};
+
+const std::map<std::string, Entry>& table() {
+  static const std::map<std::string, Entry> kTable{
+      {"country-block", {60, 5, country_block}},
+      {"lossy", {40, 5, lossy}},
+      {"unreliable-witness", {40, 5, unreliable_witness}},
+      {"agent-stop", {20, 5, agent_stop}},
+      {"service-down", {20, 5, service_down}},
+      {"partition-heal", {30, 5, partition_heal}},
+      {"restart-catch-up", {20, 5, restart_catch_up}},
+      {"roster-change", {20, 5, roster_change}},
+      {"forged-injection", {20, 5, forged_injection}},
+      {"clock-skew", {20, 5, clock_skew}},
+      {"epoch-boundary", {40, 5, epoch_boundary}},
+      {"dissemination", {100, 10, dissemination}},
+  };
+  return kTable;
+}
+
+}  // namespace
+
+const std::vector<std::string>& builtin_names() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const auto& [name, entry] : table()) names.push_back(name);
+    return names;
+  }();
+  return kNames;
+}
+
+ScenarioResult<Scenario> builtin_scenario(std::string_view name, const BuiltinOptions& options) {
+  auto it = table().find(std::string(name));
+  if (it == table().end()) {
+    std::string known;
+    for (const std::string& n : builtin_names()) known += (known.empty() ? "" : ", ") + n;
+    return make_error(ScenarioError::unknown_scenario,
+                      "no built-in scenario '" + std::string(name) + "' (known: " + known + ")");
+  }
+  Builder b;
+  b.s.name = it->first;
+  b.s.seed = options.seed;
+  b.s.fleet.generated_nodes = options.nodes != 0 ? options.nodes : it->second.nodes;
+  b.k = options.countries != 0 ? options.countries : it->second.countries;
+  b.s.fleet.generated_countries = b.k;
+  if (b.k < 2 || b.k > kGeneratedCountriesMax) {
+    return make_error(ScenarioError::invalid, "countries must be 2.." +
+                                                  std::to_string(kGeneratedCountriesMax));
+  }
+  if (b.s.fleet.generated_nodes < 4 * b.k || b.s.fleet.generated_nodes > kNodesMax) {
+    return make_error(ScenarioError::invalid,
+                      "nodes must be at least 4 per country (" + std::to_string(4 * b.k) +
+                          ") and at most " + std::to_string(kNodesMax));
+  }
+  it->second.build(b);
+  if (options.duration_ms) b.s.duration_ms = *options.duration_ms;
+  std::stable_sort(b.s.events.begin(), b.s.events.end(),
+                   [](const Event& x, const Event& y) { return x.at_ms < y.at_ms; });
+  return std::move(b.s);
+}
+
+}  // namespace mesh::sim

@@ -1,0 +1,355 @@
+// Verdict checks: every check_interval (and at every snapshot and
+// expectation time) the checked nodes evaluate their held reports with
+// their own verdict::Evaluator; the results feed the false-verdict count,
+// the expectations and the snapshots.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "common/bytes.h"
+#include "tools/meshsim/duration.h"
+#include "tools/meshsim/simulator_impl.h"
+
+namespace mesh::sim {
+namespace {
+
+const verdict::ServerVerdict* find_verdict(const verdict::Evaluation& evaluation,
+                                           const ServerId& id) {
+  for (const auto& verdict : evaluation.servers) {
+    if (verdict.id == id) return &verdict;
+  }
+  return nullptr;
+}
+
+const verdict::RouteMembership* find_route(const verdict::Evaluation& evaluation,
+                                           const std::string& id) {
+  for (const auto& route : evaluation.routes) {
+    if (route.route_id == id) return &route;
+  }
+  return nullptr;
+}
+
+// Whether one node's evaluation satisfies a point-in-time expectation.
+bool holds(const Expectation& expect, const verdict::Evaluation& evaluation) {
+  switch (expect.kind) {
+    case ExpectKind::status:
+    case ExpectKind::status_during: {
+      const auto* verdict = find_verdict(evaluation, expect.server);
+      return verdict != nullptr && verdict->status == expect.status;
+    }
+    case ExpectKind::unreliable:
+      return std::find(evaluation.unreliable_observers.begin(), evaluation.unreliable_observers.end(),
+                       expect.server) != evaluation.unreliable_observers.end();
+    case ExpectKind::in_rotation:
+    case ExpectKind::out_of_rotation: {
+      const auto* route = find_route(evaluation, expect.route);
+      bool member = route != nullptr && std::find(route->members.begin(), route->members.end(),
+                                                  expect.server) != route->members.end();
+      return member == (expect.kind == ExpectKind::in_rotation);
+    }
+    default: return true;
+  }
+}
+
+std::string shown(const Expectation& expect, const verdict::Evaluation& evaluation) {
+  const auto* verdict = find_verdict(evaluation, expect.server);
+  if (verdict == nullptr) return "absent";
+  return std::string(verdict::to_string(verdict->status)) + " (" + std::to_string(verdict->failing) +
+         " of " + std::to_string(verdict->eligible) + ")";
+}
+
+}  // namespace
+
+void Run::schedule_checks() {
+  // time -> (periodic, snapshot index + 1)
+  std::map<DurationMs, std::pair<bool, std::uint32_t>> times;
+  for (DurationMs t = scenario_.sim.check_interval_ms; t <= scenario_.duration_ms;
+       t += scenario_.sim.check_interval_ms) {
+    times[t].first = true;
+  }
+  for (std::size_t i = 0; i < scenario_.snapshots.size(); ++i) {
+    times[scenario_.snapshots[i]].second = static_cast<std::uint32_t>(i + 1);
+  }
+  const auto count = scenario_.expectations.size();
+  first_shown_ms_.assign(count, std::nullopt);
+  expectation_state_.assign(count, -1);
+  expectation_detail_.assign(count, "");
+  since_ms_.assign(count, 0);
+  for (std::size_t k = 0; k < count; ++k) {
+    const Expectation& expect = scenario_.expectations[k];
+    // Time to verdict counts from `since`, by default the last event at or before `at`.
+    since_ms_[k] = expect.since_ms;
+    if (since_ms_[k] < 0) {
+      since_ms_[k] = 0;
+      for (const Event& event : scenario_.events) {
+        if (event.at_ms <= expect.at_ms) since_ms_[k] = std::max(since_ms_[k], event.at_ms);
+      }
+    }
+    switch (expect.kind) {
+      case ExpectKind::status_during:
+        times.try_emplace(expect.from_ms);
+        times.try_emplace(expect.to_ms);
+        break;
+      case ExpectKind::digests_agree:
+        quiet_windows_.emplace_back(start_ms_ + expect.at_ms, start_ms_ + expect.to_ms);
+        for (DurationMs t = expect.at_ms; t <= expect.to_ms; t += scenario_.sim.tick_interval_ms) {
+          schedule(start_ms_ + t, Action::digest_check, 0, 0, static_cast<std::uint32_t>(k));
+        }
+        break;
+      case ExpectKind::status:
+      case ExpectKind::unreliable:
+      case ExpectKind::in_rotation:
+      case ExpectKind::out_of_rotation: times.try_emplace(expect.at_ms); break;
+      default: break;
+    }
+  }
+  for (const auto& [t, what] : times) {
+    schedule(start_ms_ + t, Action::check, 0, what.second, what.first ? 1 : 0);
+  }
+}
+
+const verdict::Evaluation* Run::evaluate(SimNode& node) {
+  const Roster& roster = *node.core->roster();
+  if (!node.evaluator || node.evaluator->roster().version != roster.version) {
+    node.evaluator.emplace(roster);
+    node.fed_seq.assign(roster.servers.size(), 0);
+  }
+  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
+    auto held = node.core->report_of(i);
+    if (!held || held->envelope->seq == node.fed_seq[i]) continue;
+    node.evaluator->upsert(
+        verdict::ObservedReport{i, held->envelope->timestamp_ms, *held->report});
+    node.fed_seq[i] = held->envelope->seq;
+  }
+  ++result_.evaluations;
+  return &check_evaluations_.emplace_back(node.evaluator->evaluate(node.clock(now_ms_)));
+}
+
+void Run::on_check(bool periodic, std::optional<std::size_t> snapshot) {
+  refresh_truth();
+  check_evaluations_.clear();
+  // Same record set, same clock, same roster: the same Evaluation (the
+  // engine is a pure function of them), so it is computed once.
+  std::map<std::tuple<gossip::Digest, UnixMs, std::uint64_t>, const verdict::Evaluation*> memo;
+  std::vector<const verdict::Evaluation*> evaluations(nodes_.size(), nullptr);
+  for (SimNode& node : nodes_) {
+    if (!node.checked || !node.running() || node.core->roster() == nullptr) continue;
+    auto key = std::make_tuple(node.core->digest(), node.clock(now_ms_), node.core->roster()->version);
+    auto it = memo.find(key);
+    if (it != memo.end()) {
+      ++result_.evaluations_memoized;
+      evaluations[node.index] = it->second;
+    } else {
+      evaluations[node.index] = memo[key] = evaluate(node);
+    }
+    judge_false_verdicts(node, *evaluations[node.index]);
+  }
+  if (periodic) ++result_.checks;
+  judge_expectations(evaluations);
+  if (snapshot) take_snapshot(*snapshot, evaluations);
+}
+
+// A false verdict: `unreachable` or `unavailable` shown for a server that
+// was fine (machine, listener and service up, not impaired by the network)
+// throughout the last false_grace_ms_ (docs/SIMULATOR.md).
+void Run::judge_false_verdicts(const SimNode& node, const verdict::Evaluation& evaluation) {
+  const auto& world = world_indices(*node.core->roster());
+  for (std::size_t i = 0; i < evaluation.servers.size() && i < world.size(); ++i) {
+    const auto status = evaluation.servers[i].status;
+    if (status != verdict::ServerStatus::unreachable && status != verdict::ServerStatus::unavailable) {
+      continue;
+    }
+    const SimNode& server = nodes_[world[i]];
+    if (!server.healthy() || network_.impaired(server.index)) continue;
+    if (now_ms_ - server.last_unfine_ms <= false_grace_ms_) continue;
+    ++result_.false_verdicts;
+    if (result_.false_examples.size() < kFalseVerdictExamplesMax) {
+      result_.false_examples.push_back({now_ms_ - start_ms_, node.id, server.id, status});
+    }
+  }
+}
+
+void Run::judge_expectations(const std::vector<const verdict::Evaluation*>& evaluations) {
+  const DurationMs t = now_ms_ - start_ms_;
+  for (std::size_t k = 0; k < scenario_.expectations.size(); ++k) {
+    const Expectation& expect = scenario_.expectations[k];
+    const bool point = expect.kind == ExpectKind::status || expect.kind == ExpectKind::unreliable ||
+                       expect.kind == ExpectKind::in_rotation || expect.kind == ExpectKind::out_of_rotation;
+    const bool during = expect.kind == ExpectKind::status_during && t >= expect.from_ms && t <= expect.to_ms;
+    const bool measuring = expect.kind == ExpectKind::status && !first_shown_ms_[k] &&
+                           t > since_ms_[k] && t <= expect.at_ms;
+    if (!(point && t == expect.at_ms) && !during && !measuring) continue;
+    std::uint32_t evaluated = 0;
+    std::uint32_t failing = 0;
+    std::string example;
+    for (std::size_t i = 0; i < evaluations.size(); ++i) {
+      if (evaluations[i] == nullptr) continue;
+      if (expect.exclude_server && nodes_[i].id == expect.server) continue;
+      ++evaluated;
+      if (holds(expect, *evaluations[i])) continue;
+      if (++failing == 1) example = nodes_[i].id + " shows " + shown(expect, *evaluations[i]);
+    }
+    const bool all = evaluated > 0 && failing == 0;
+    if (measuring && all) first_shown_ms_[k] = t - since_ms_[k];
+    if (!(point && t == expect.at_ms) && !during) continue;
+    if (all) {
+      if (expectation_state_[k] != 0) expectation_state_[k] = 1;
+      continue;
+    }
+    if (expectation_state_[k] == 0) continue;  // keep the first failure's detail
+    expectation_state_[k] = 0;
+    expectation_detail_[k] =
+        evaluated == 0 ? "at " + format_duration(t) + ": no node evaluated"
+                       : "at " + format_duration(t) + ": " + std::to_string(failing) + " of " +
+                             std::to_string(evaluated) + " nodes disagree, e.g. " + example;
+  }
+}
+
+void Run::on_digest_check(std::size_t k) {
+  if (expectation_state_[k] == 1) return;
+  std::set<gossip::Digest> digests;
+  for (const SimNode& node : nodes_) {
+    if (node.running() && node.core->roster() != nullptr) digests.insert(node.core->digest());
+  }
+  const Expectation& expect = scenario_.expectations[k];
+  const DurationMs t = now_ms_ - start_ms_;
+  if (digests.size() == 1) {
+    expectation_state_[k] = 1;
+    first_shown_ms_[k] = t - expect.at_ms;
+    return;
+  }
+  expectation_detail_[k] = "at " + format_duration(t) + ": " + std::to_string(digests.size()) +
+                           " distinct digests among running nodes";
+}
+
+void Run::take_snapshot(std::size_t index, const std::vector<const verdict::Evaluation*>& evaluations) {
+  Snapshot snapshot;
+  snapshot.at_ms = now_ms_ - start_ms_;
+  std::set<gossip::Digest> digests;
+  std::set<std::string> verdicts;
+  std::map<const verdict::Evaluation*, std::string> verdict_digest;
+  for (SimNode& node : nodes_) {
+    if (!node.running()) continue;
+    ++snapshot.running_nodes;
+    digests.insert(node.core->digest());
+    const verdict::Evaluation* evaluation = evaluations[node.index];
+    std::string fingerprint;
+    if (evaluation != nullptr) {
+      auto [it, fresh] = verdict_digest.try_emplace(evaluation);
+      if (fresh) it->second = verdict::evaluation_digest(*evaluation);
+      fingerprint = it->second;
+      verdicts.insert(fingerprint);
+      ++snapshot.evaluated_nodes;
+    }
+    if (snapshot.nodes.size() >= options_.snapshot_nodes) continue;
+    NodeSnapshot listing{node.id, to_hex(node.core->digest()), fingerprint, {}, {}, {}};
+    if (evaluation != nullptr) {
+      for (const auto& v : evaluation->servers) listing.servers.push_back({v.id, v.status, v.failing, v.eligible, v.by_country});
+      for (const auto& r : evaluation->routes) listing.routes.push_back({r.route_id, r.members, r.degraded});
+      listing.unreliable_observers = evaluation->unreliable_observers;
+    }
+    snapshot.nodes.push_back(std::move(listing));
+  }
+  snapshot.digest_groups = static_cast<std::uint32_t>(digests.size());
+  snapshot.verdict_groups = static_cast<std::uint32_t>(verdicts.size());
+  (void)index;
+  result_.snapshots.push_back(std::move(snapshot));
+}
+
+void Run::finish_expectations() {
+  auto counter = [&](const std::string& name) -> std::uint64_t {
+    auto it = result_.counters.find(name);
+    if (it != result_.counters.end()) return it->second;
+    auto net = result_.network.find(name);
+    return net != result_.network.end() ? net->second : 0;
+  };
+  for (std::size_t k = 0; k < scenario_.expectations.size(); ++k) {
+    const Expectation& expect = scenario_.expectations[k];
+    ExpectationResult out{expect.text(), expectation_state_[k] == 1, expectation_detail_[k],
+                          first_shown_ms_[k]};
+    switch (expect.kind) {
+      case ExpectKind::no_false_verdicts:
+        out.passed = result_.false_verdicts == 0;
+        out.detail = std::to_string(result_.false_verdicts) + " false verdicts";
+        break;
+      case ExpectKind::counter_at_least:
+      case ExpectKind::counter_at_most: {
+        const std::uint64_t value = counter(expect.counter);
+        out.passed = expect.kind == ExpectKind::counter_at_least ? value >= expect.value : value <= expect.value;
+        out.detail = expect.counter + " = " + std::to_string(value);
+        break;
+      }
+      case ExpectKind::dissemination_rounds_max:
+        out.passed = result_.dissemination.completed > 0 &&
+                     result_.dissemination.rounds_max <= expect.value;
+        out.detail = "max " + std::to_string(result_.dissemination.rounds_max) + " rounds over " +
+                     std::to_string(result_.dissemination.completed) + " records";
+        break;
+      case ExpectKind::duplicate_factor_max:
+        out.passed = result_.duplicate_factor * 1000.0 <= static_cast<double>(expect.value);
+        out.detail = "duplicate factor " + std::to_string(result_.duplicate_factor);
+        break;
+      default:
+        if (expectation_state_[k] == -1 && out.detail.empty()) out.detail = "never checked";
+        if (out.passed && first_shown_ms_[k]) out.detail = "after " + format_duration(*first_shown_ms_[k]);
+        break;
+    }
+    result_.passed = result_.passed && out.passed;
+    result_.expectations.push_back(std::move(out));
+  }
+}
+
+void Run::finish_metrics() {
+  gossip::Counters total;
+  std::uint64_t sent_max = 0, received_max = 0, probe_max = 0;
+  double sent = 0, received = 0, probes = 0;
+  for (const SimNode& node : nodes_) {
+    add_counters(total, node.retired);
+    if (node.core) add_counters(total, node.core->counters());
+    sent += static_cast<double>(node.gossip_bytes_sent);
+    received += static_cast<double>(node.gossip_bytes_received);
+    probes += static_cast<double>(node.probe_bytes);
+    sent_max = std::max(sent_max, node.gossip_bytes_sent);
+    received_max = std::max(received_max, node.gossip_bytes_received);
+    probe_max = std::max(probe_max, node.probe_bytes);
+  }
+  total.for_each([&](const char* name, std::uint64_t value) { result_.counters[name] = value; });
+  result_.network = network_drops_;
+  const double day = 86'400'000.0 / static_cast<double>(std::max<DurationMs>(scenario_.duration_ms, 1));
+  const double n = static_cast<double>(nodes_.size());
+  result_.gossip_sent_per_day = {sent / n * day, static_cast<double>(sent_max) * day};
+  result_.gossip_received_per_day = {received / n * day, static_cast<double>(received_max) * day};
+  result_.probe_bytes_per_day = {probes / n * day, static_cast<double>(probe_max) * day};
+  result_.floor_bytes_per_day = 2.0 * static_cast<double>(record_bytes_published_) * day;
+  if (result_.floor_bytes_per_day > 0) {
+    result_.gossip_over_floor = (result_.gossip_sent_per_day.mean + result_.gossip_received_per_day.mean) /
+                                result_.floor_bytes_per_day;
+  }
+  const double bodies = static_cast<double>(total.bodies_pushed_received + total.bodies_repair_received);
+  result_.duplicate_factor = total.bodies_useful > 0 ? bodies / static_cast<double>(total.bodies_useful) : 0;
+  Dissemination& d = result_.dissemination;
+  std::vector<std::uint32_t> rounds = dissemination_rounds_;
+  std::sort(rounds.begin(), rounds.end());
+  if (!rounds.empty()) {
+    double sum = 0;
+    for (std::uint32_t r : rounds) sum += r;
+    d.rounds_mean = sum / static_cast<double>(rounds.size());
+    d.rounds_p99 = rounds[(rounds.size() * 99) / 100];
+    d.rounds_max = rounds.back();
+  }
+  std::uint32_t initial = 0;
+  for (const SimNode& node : nodes_) initial += world_.servers[node.index].initial;
+  d.rounds_bound = 2.0 * std::log2(std::max<double>(initial, 2));
+  if (result_.healthy_reports > 0) {
+    result_.healthy_report_bytes_mean /= static_cast<double>(result_.healthy_reports);
+  }
+  result_.signature_checks = verifier_.calls();
+  result_.signature_verifications = verifier_.verifications();
+  result_.scenario = scenario_.name;
+  result_.seed = scenario_.seed;
+  result_.nodes = static_cast<std::uint32_t>(nodes_.size());
+  result_.duration_ms = scenario_.duration_ms;
+  result_.command = options_.command;
+}
+
+}  // namespace mesh::sim

@@ -1,0 +1,138 @@
+#include "tools/meshsim/network.h"
+
+#include <algorithm>
+
+#include "common/check.h"
+
+namespace mesh::sim {
+
+Network::Network(const World& world, const Scenario& scenario)
+    : world_(world), size_(static_cast<std::uint32_t>(world.servers.size())) {
+  MESH_CHECK(scenario.link_overrides.size() < kLinkOverridesMax, "too many link overrides");
+  links_.push_back(scenario.link_defaults);
+  link_class_.assign(std::size_t{size_} * size_, 0);
+  blocked_.assign(std::size_t{size_} * size_, 0);
+  impaired_.assign(size_, false);
+  for (const LinkOverride& link_override : scenario.link_overrides) {
+    set_link(link_override.from, link_override.to, link_override.link);
+  }
+}
+
+std::vector<bool> Network::resolve(const Selector& selector) const {
+  std::vector<bool> members(size_, selector.all);
+  for (const ServerId& id : selector.servers) {
+    auto it = world_.index_of.find(id);
+    if (it != world_.index_of.end()) members[it->second] = true;
+  }
+  for (std::uint32_t i = 0; i < size_ && !selector.countries.empty(); ++i) {
+    const std::string& country = world_.servers[i].spec.country;
+    if (std::find(selector.countries.begin(), selector.countries.end(), country) !=
+        selector.countries.end()) {
+      members[i] = true;
+    }
+  }
+  return members;
+}
+
+bool Network::packet_passes(std::uint32_t from, std::uint32_t to, gossip::Rng& rng) const {
+  if (blocked(from, to)) return false;
+  const std::uint32_t loss = link(from, to).loss_permille;
+  return loss == 0 || rng.below(1000) >= loss;
+}
+
+DurationMs Network::delay(std::uint32_t from, std::uint32_t to, gossip::Rng& rng) const {
+  const LinkSpec& spec = link(from, to);
+  DurationMs jitter = spec.jitter_ms > 0 ? static_cast<DurationMs>(rng.below(spec.jitter_ms + 1)) : 0;
+  return spec.latency_ms + jitter;
+}
+
+void Network::block(const Event& event) {
+  blocks_.push_back({event.name, resolve(event.servers), resolve(event.from), event.both_directions});
+  rebuild();
+}
+
+void Network::unblock(const std::string& name, const std::vector<bool>& servers) {
+  std::erase_if(blocks_, [&](const Block& block) {
+    if (!name.empty()) return block.name == name;
+    for (std::uint32_t i = 0; i < size_; ++i) {
+      if (servers[i] && block.targets[i]) return true;
+    }
+    return false;
+  });
+  rebuild();
+}
+
+void Network::partition(const std::vector<Selector>& groups) {
+  // Unlisted servers form one more group; a server in several groups keeps the first.
+  partition_group_.assign(size_, static_cast<int>(groups.size()));
+  for (std::size_t g = groups.size(); g-- > 0;) {
+    std::vector<bool> members = resolve(groups[g]);
+    for (std::uint32_t i = 0; i < size_; ++i) {
+      if (members[i]) partition_group_[i] = static_cast<int>(g);
+    }
+  }
+  rebuild();
+}
+
+void Network::heal() {
+  partition_group_.clear();
+  rebuild();
+}
+
+void Network::set_unreliable(std::uint32_t observer, std::vector<bool> broken) {
+  unreliable_[observer] = std::move(broken);
+  rebuild();
+}
+
+void Network::clear_unreliable(std::uint32_t observer) {
+  unreliable_.erase(observer);
+  rebuild();
+}
+
+void Network::set_link(const Selector& from, const Selector& to, const LinkSpec& link) {
+  MESH_CHECK(links_.size() < kLinkOverridesMax, "too many link classes");
+  auto index = static_cast<std::uint8_t>(links_.size());
+  links_.push_back(link);
+  std::vector<bool> sources = resolve(from);
+  std::vector<bool> destinations = resolve(to);
+  for (std::uint32_t a = 0; a < size_; ++a) {
+    if (!sources[a]) continue;
+    for (std::uint32_t b = 0; b < size_; ++b) {
+      if (destinations[b]) link_class_[a * size_ + b] = index;
+    }
+  }
+}
+
+void Network::rebuild() {
+  std::fill(blocked_.begin(), blocked_.end(), 0);
+  impaired_.assign(size_, false);
+  auto drop = [&](std::uint32_t a, std::uint32_t b) { blocked_[a * size_ + b] = 1; };
+  for (const Block& block : blocks_) {
+    for (std::uint32_t a = 0; a < size_; ++a) {
+      if (!block.observers[a]) continue;
+      for (std::uint32_t b = 0; b < size_; ++b) {
+        if (!block.targets[b] || a == b) continue;
+        drop(a, b);
+        if (block.both_directions) drop(b, a);
+        impaired_[b] = true;
+        if (block.both_directions) impaired_[a] = true;
+      }
+    }
+  }
+  if (!partition_group_.empty()) {
+    for (std::uint32_t a = 0; a < size_; ++a) {
+      impaired_[a] = true;
+      for (std::uint32_t b = 0; b < size_; ++b) {
+        if (partition_group_[a] != partition_group_[b]) drop(a, b);
+      }
+    }
+  }
+  for (const auto& [observer, broken] : unreliable_) {
+    impaired_[observer] = true;
+    for (std::uint32_t b = 0; b < size_; ++b) {
+      if (broken[b]) drop(observer, b);
+    }
+  }
+}
+
+}  // namespace mesh::sim

@@ -1,0 +1,143 @@
+#include "tools/meshsim/output.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "tools/meshsim/duration.h"
+
+namespace mesh::sim {
+namespace {
+
+using nlohmann::json;
+
+json per_day(const PerNodeDay& value) {
+  return {{"mean", static_cast<std::uint64_t>(value.mean)}, {"max", static_cast<std::uint64_t>(value.max)}};
+}
+
+json node_json(const NodeSnapshot& node) {
+  json servers = json::array();
+  for (const ServerBrief& s : node.servers) {
+    json split = json::object();
+    for (const auto& row : s.by_country) {
+      split[row.country] = {{"failing", row.failing}, {"eligible", row.eligible}};
+    }
+    servers.push_back({{"id", s.id}, {"status", verdict::to_string(s.status)}, {"failing", s.failing},
+                       {"eligible", s.eligible}, {"by_country", split}});
+  }
+  json routes = json::array();
+  for (const RouteBrief& r : node.routes) {
+    routes.push_back({{"route", r.route_id}, {"members", r.members}, {"degraded", r.degraded}});
+  }
+  return {{"id", node.id}, {"digest", node.digest_hex}, {"verdict_digest", node.verdict_digest},
+          {"servers", servers}, {"routes", routes}, {"unreliable_observers", node.unreliable_observers}};
+}
+
+json snapshot_json(const Snapshot& snapshot) {
+  json nodes = json::array();
+  for (const NodeSnapshot& node : snapshot.nodes) nodes.push_back(node_json(node));
+  return {{"at_ms", snapshot.at_ms}, {"at", format_duration(snapshot.at_ms)},
+          {"running_nodes", snapshot.running_nodes}, {"digest_groups", snapshot.digest_groups},
+          {"digests_agree", snapshot.digest_groups == 1}, {"evaluated_nodes", snapshot.evaluated_nodes},
+          {"verdict_groups", snapshot.verdict_groups}, {"nodes", nodes}};
+}
+
+json expectations_json(const RunResult& result) {
+  json out = json::array();
+  for (const ExpectationResult& e : result.expectations) {
+    json item = {{"expectation", e.text}, {"passed", e.passed}, {"detail", e.detail}};
+    if (e.time_ms) item["time_ms"] = *e.time_ms;
+    out.push_back(item);
+  }
+  return out;
+}
+
+json false_json(const RunResult& result) {
+  json examples = json::array();
+  for (const FalseVerdict& f : result.false_examples) {
+    examples.push_back({{"at_ms", f.at_ms}, {"node", f.node}, {"server", f.server},
+                        {"status", verdict::to_string(f.status)}});
+  }
+  return {{"count", result.false_verdicts}, {"grace_ms", result.false_verdict_grace_ms},
+          {"examples", examples}};
+}
+
+json metrics_json(const RunResult& r) {
+  const Dissemination& d = r.dissemination;
+  return {
+      {"gossip_bytes_sent_per_node_day", per_day(r.gossip_sent_per_day)},
+      {"gossip_bytes_received_per_node_day", per_day(r.gossip_received_per_day)},
+      {"probe_bytes_per_node_day", per_day(r.probe_bytes_per_day)},
+      {"gossip_floor_bytes_per_node_day", static_cast<std::uint64_t>(r.floor_bytes_per_day)},
+      {"gossip_over_floor_milli", static_cast<std::uint64_t>(r.gossip_over_floor * 1000)},
+      {"duplicate_factor_milli", static_cast<std::uint64_t>(r.duplicate_factor * 1000)},
+      {"dissemination",
+       {{"records", d.records}, {"completed", d.completed}, {"incomplete", d.incomplete},
+        {"rounds_mean_milli", static_cast<std::uint64_t>(d.rounds_mean * 1000)},
+        {"rounds_p99", d.rounds_p99}, {"rounds_max", d.rounds_max}, {"ms_max", d.ms_max},
+        {"rounds_bound_milli", static_cast<std::uint64_t>(d.rounds_bound * 1000)}}},
+      {"healthy_report_bytes",
+       {{"count", r.healthy_reports}, {"max", r.healthy_report_bytes_max},
+        {"mean", static_cast<std::uint64_t>(r.healthy_report_bytes_mean)}}},
+  };
+}
+
+}  // namespace
+
+std::string to_json(const RunResult& r, bool timing) {
+  json snapshots = json::array();
+  for (const Snapshot& s : r.snapshots) snapshots.push_back(snapshot_json(s));
+  json out = {
+      {"scenario", r.scenario}, {"seed", r.seed}, {"nodes", r.nodes}, {"duration_ms", r.duration_ms},
+      {"command", r.command}, {"passed", r.passed}, {"expectations", expectations_json(r)},
+      {"snapshots", snapshots}, {"false_verdicts", false_json(r)}, {"metrics", metrics_json(r)},
+      {"counters", r.counters}, {"network", r.network},
+      {"checks", {{"periodic", r.checks}, {"checked_nodes", r.checked_nodes},
+                  {"evaluations", r.evaluations}, {"evaluations_memoized", r.evaluations_memoized}}},
+      {"signatures", {{"memoized", r.signatures_memoized}, {"checks", r.signature_checks},
+                      {"libsodium_verifications", r.signature_verifications}}},
+  };
+  if (timing) out["wall_seconds"] = r.wall_seconds;
+  return out.dump(1) + "\n";
+}
+
+std::string to_summary(const RunResult& r, bool timing) {
+  std::string out;
+  char line[512];
+  auto add = [&](const char* format, auto... args) {
+    std::snprintf(line, sizeof line, format, args...);
+    out += line;
+  };
+  add("meshsim %s: %u nodes, %s simulated, seed %" PRIu64 "\n", r.scenario.c_str(), r.nodes,
+      format_duration(r.duration_ms).c_str(), r.seed);
+  for (const ExpectationResult& e : r.expectations) {
+    add("  [%s] %s: %s\n", e.passed ? "pass" : "FAIL", e.text.c_str(), e.detail.c_str());
+  }
+  for (const Snapshot& s : r.snapshots) {
+    add("  snapshot %s: %u running, %u digest group(s), %u evaluated, %u verdict group(s)\n",
+        format_duration(s.at_ms).c_str(), s.running_nodes, s.digest_groups, s.evaluated_nodes,
+        s.verdict_groups);
+  }
+  add("  false verdicts: %" PRIu64 " (grace %s)\n", r.false_verdicts,
+      format_duration(r.false_verdict_grace_ms).c_str());
+  add("  gossip bytes/node/day: sent mean %.0f max %.0f, received mean %.0f max %.0f\n",
+      r.gossip_sent_per_day.mean, r.gossip_sent_per_day.max, r.gossip_received_per_day.mean,
+      r.gossip_received_per_day.max);
+  add("  floor %.0f bytes/node/day; gossip / floor = %.2f\n", r.floor_bytes_per_day, r.gossip_over_floor);
+  add("  probe bytes/node/day: mean %.0f max %.0f\n", r.probe_bytes_per_day.mean, r.probe_bytes_per_day.max);
+  add("  duplicate factor %.3f\n", r.duplicate_factor);
+  const Dissemination& d = r.dissemination;
+  add("  dissemination: %" PRIu64 " records, %" PRIu64 " reached every node, rounds mean %.2f p99 %u max %u (bound 2log2N = %.1f), %" PRIu64 " incomplete\n",
+      d.records, d.completed, d.rounds_mean, d.rounds_p99, d.rounds_max, d.rounds_bound, d.incomplete);
+  add("  healthy report: max %" PRIu64 " bytes, mean %.0f (signed record)\n", r.healthy_report_bytes_max,
+      r.healthy_report_bytes_mean);
+  add("  signatures: %" PRIu64 " checks by the cores, %" PRIu64 " libsodium verifications (memoized per unique record)\n",
+      r.signature_checks, r.signature_verifications);
+  add("  verdicts: %" PRIu64 " evaluations (+%" PRIu64 " memoized) on %u checked nodes\n", r.evaluations,
+      r.evaluations_memoized, r.checked_nodes);
+  if (timing) add("  wall clock: %.2f s\n", r.wall_seconds);
+  if (!r.passed) add("FAILED. Reproduce with: %s\n", r.command.c_str());
+  return out;
+}
+
+}  // namespace mesh::sim

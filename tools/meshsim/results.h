@@ -1,0 +1,123 @@
+// What a run measured (docs/SIMULATOR.md, "Output"): snapshots of every
+// node's digest and verdicts, the expectations' outcomes, bandwidth,
+// dissemination, false verdicts and the summed drop counters. Plain values;
+// output.h turns them into JSON or a human summary.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/server_id.h"
+#include "common/time.h"
+#include "verdict/evaluation.h"
+
+namespace mesh::sim {
+
+inline constexpr std::size_t kFalseVerdictExamplesMax = 20;
+
+struct ServerBrief {
+  ServerId id;
+  verdict::ServerStatus status = verdict::ServerStatus::ok;
+  std::uint32_t failing = 0;
+  std::uint32_t eligible = 0;
+  std::vector<verdict::CountryTally> by_country;  // the split of the vote by observer country
+};
+
+struct RouteBrief {
+  std::string route_id;
+  std::vector<ServerId> members;
+  bool degraded = false;
+};
+
+struct NodeSnapshot {
+  ServerId id;
+  std::string digest_hex;          // the core's record-set digest
+  std::string verdict_digest;      // evaluation_digest(); empty when not evaluated
+  std::vector<ServerBrief> servers;
+  std::vector<RouteBrief> routes;
+  std::vector<ServerId> unreliable_observers;
+};
+
+struct Snapshot {
+  DurationMs at_ms = 0;
+  std::uint32_t running_nodes = 0;
+  std::uint32_t digest_groups = 0;   // distinct digests among running nodes
+  std::uint32_t evaluated_nodes = 0;
+  std::uint32_t verdict_groups = 0;  // distinct evaluation digests among evaluated nodes
+  std::vector<NodeSnapshot> nodes;   // the first snapshot_nodes running nodes
+};
+
+struct ExpectationResult {
+  std::string text;
+  bool passed = false;
+  std::string detail;                // why it failed, or what was measured
+  std::optional<DurationMs> time_ms; // status: time to verdict; digests_agree: time to agree
+};
+
+struct FalseVerdict {
+  DurationMs at_ms = 0;
+  ServerId node;    // where the verdict was shown
+  ServerId server;  // the server that was in fact fine
+  verdict::ServerStatus status = verdict::ServerStatus::ok;
+};
+
+struct PerNodeDay {
+  double mean = 0;
+  double max = 0;
+};
+
+struct Dissemination {
+  std::uint64_t records = 0;     // records tracked (published while the fleet held a roster)
+  std::uint64_t completed = 0;   // reached every node that was running when it was published
+  std::uint64_t incomplete = 0;  // superseded or cut off (stopped node, partition) first
+  double rounds_mean = 0;        // gossip ticks from publish to the last node
+  std::uint32_t rounds_p99 = 0;
+  std::uint32_t rounds_max = 0;
+  DurationMs ms_max = 0;
+  double rounds_bound = 0;       // 2 log2(N)
+};
+
+struct RunResult {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  std::uint32_t nodes = 0;       // servers that took part (initial + added)
+  DurationMs duration_ms = 0;
+  std::string command;           // how to reproduce this run
+
+  std::vector<Snapshot> snapshots;
+  std::vector<ExpectationResult> expectations;
+  bool passed = true;
+
+  std::uint64_t checks = 0;               // periodic verdict checks made
+  std::uint32_t checked_nodes = 0;        // nodes evaluated at each check
+  std::uint64_t evaluations = 0;          // Evaluator::evaluate calls
+  std::uint64_t evaluations_memoized = 0; // reused for a node with the same digest and clock
+  std::uint64_t false_verdicts = 0;       // (node, server, check) triples
+  std::vector<FalseVerdict> false_examples;
+  DurationMs false_verdict_grace_ms = 0;
+
+  PerNodeDay gossip_sent_per_day;         // bytes per node per simulated day
+  PerNodeDay gossip_received_per_day;
+  PerNodeDay probe_bytes_per_day;
+  double floor_bytes_per_day = 0;         // per node: each record received once and sent once
+  double gossip_over_floor = 0;           // (mean sent + mean received) / floor
+  double duplicate_factor = 0;            // bodies received / bodies that stored a new record
+  Dissemination dissemination;
+
+  std::uint64_t healthy_reports = 0;      // reports with a clean self-check and no failing target
+  std::uint64_t healthy_report_bytes_max = 0;  // signed record, encoded
+  double healthy_report_bytes_mean = 0;
+
+  std::map<std::string, std::uint64_t> counters;  // gossip counters summed over every core
+  std::map<std::string, std::uint64_t> network;   // frames dropped by the network model, by cause
+  bool signatures_memoized = true;
+  std::uint64_t signature_checks = 0;     // verify() calls made by the cores
+  std::uint64_t signature_verifications = 0;  // of which ran libsodium (unique records)
+
+  double wall_seconds = 0;                // only printed with --timing
+};
+
+}  // namespace mesh::sim

@@ -1,0 +1,145 @@
+// Internal: the state of one run, split over simulator.cc (the loop,
+// timers, reports, probes, frames), simulator_events.cc (the timeline) and
+// checks.cc (verdicts, snapshots, expectations). Not part of the API.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "gossip/core.h"
+#include "gossip/rng.h"
+#include "tools/meshsim/fleet_gen.h"
+#include "tools/meshsim/memo_verifier.h"
+#include "tools/meshsim/network.h"
+#include "tools/meshsim/results.h"
+#include "tools/meshsim/scenario.h"
+#include "tools/meshsim/sim_node.h"
+#include "tools/meshsim/simulator.h"
+#include "verdict/witnesses.h"
+
+namespace mesh::sim {
+
+enum class Action : std::uint8_t {
+  scenario_event,  // arg: index in scenario.events
+  tick,            // node's core tick
+  report,          // node publishes its report
+  probe,           // node probes its targets
+  deliver,         // arg: frame slot; node: receiver
+  check,           // verdict check (arg: bit 0 periodic, bit 1 snapshot index follows in gen)
+  digest_check,    // digest comparison inside a quiet window (arg: expectation index)
+};
+
+struct Item {
+  UnixMs at = 0;
+  std::uint64_t seq = 0;
+  Action action = Action::tick;
+  std::uint32_t node = 0;
+  std::uint32_t gen = 0;
+  std::uint32_t arg = 0;
+  bool operator>(const Item& other) const {
+    return at != other.at ? at > other.at : seq > other.seq;
+  }
+};
+
+// A record on its way to every node (dissemination measurement).
+struct Tracked {
+  UnixMs published_ms = 0;
+  std::uint32_t needed = 0;
+  std::uint32_t reached = 0;
+  std::uint32_t origin = 0;
+};
+
+class Run {
+ public:
+  Run(const Scenario& scenario, World world, const RunOptions& options);
+  RunResult execute();
+
+  // ---- simulator.cc ----
+  void schedule(UnixMs at, Action action, std::uint32_t node = 0, std::uint32_t gen = 0,
+                std::uint32_t arg = 0);
+  void start_agent(SimNode& node, bool fresh_install);
+  void stop_agent(SimNode& node);
+  void on_tick(SimNode& node);
+  void on_report(SimNode& node);
+  void on_probe(SimNode& node);
+  void on_deliver(SimNode& node, std::uint32_t slot);
+  void apply_effects(SimNode& node, gossip::Effects&& effects);
+  void send_frame(SimNode& from, std::uint32_t to_world, Bytes frame);
+  void inject_frame(std::uint32_t to_world, Bytes frame);
+  void publish_record(SimNode& node, Bytes raw, bool track);
+  const std::vector<std::uint32_t>& world_indices(const Roster& roster);
+  const verdict::WitnessPlan& plan(const Roster& roster, std::uint64_t epoch);
+  std::vector<std::uint32_t> targets_of(const SimNode& node, UnixMs node_now);
+  ProbeFailure probe(std::uint32_t observer, std::uint32_t target);
+  Report build_report(SimNode& node, const Roster& roster, std::uint32_t self, UnixMs node_now);
+  void track_persisted(const Bytes& raw);
+  std::uint32_t running_with_roster() const;
+  bool quiet(UnixMs at) const;
+
+  // ---- simulator_events.cc ----
+  void apply_event(const Event& event);
+  void refresh_truth();
+  void roster_change(const Event& event);
+  void inject_forged(const Event& event);
+  std::vector<bool> broken_half(std::uint32_t observer);
+
+  // ---- checks.cc ----
+  void schedule_checks();
+  void on_check(bool periodic, std::optional<std::size_t> snapshot);
+  void on_digest_check(std::size_t expectation);
+  const verdict::Evaluation* evaluate(SimNode& node);
+  void judge_false_verdicts(const SimNode& node, const verdict::Evaluation& evaluation);
+  void judge_expectations(const std::vector<const verdict::Evaluation*>& evaluations);
+  void take_snapshot(std::size_t index, const std::vector<const verdict::Evaluation*>& evaluations);
+  void finish_expectations();
+  void finish_metrics();
+
+  const Scenario& scenario_;
+  World world_;
+  RunOptions options_;
+  const Parameters& params_;
+  UnixMs start_ms_ = 0;  // virtual time of the run's t=0 (scenario.start_unix_ms)
+  UnixMs now_ms_ = 0;    // virtual time (Unix ms)
+  gossip::Rng rng_;
+  Network network_;
+  MemoVerifier verifier_;
+  std::vector<SimNode> nodes_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
+  std::uint64_t next_seq_ = 0;
+
+  std::vector<Bytes> frames_;            // in-flight frames by slot
+  std::vector<std::uint32_t> free_slots_;
+  std::uint32_t tamper_pending_ = 0;     // in-flight frames still to corrupt (inject_forged)
+
+  // Rosters the operator signed, by version; the current one is the last.
+  std::map<std::uint64_t, Roster> rosters_;
+  std::map<std::uint64_t, Bytes> roster_records_;
+  std::map<std::uint64_t, std::vector<std::uint32_t>> world_index_cache_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, verdict::WitnessPlan> plan_cache_;
+
+  // Dissemination.
+  std::unordered_map<std::uint64_t, Tracked> tracked_;      // by the last 8 bytes of the record
+  std::vector<std::uint64_t> open_record_of_origin_;        // per world index: tracked key or 0
+  std::vector<std::uint32_t> dissemination_rounds_;
+  std::uint64_t record_bytes_published_ = 0;
+
+  // Checks.
+  DurationMs false_grace_ms_ = 0;
+  std::vector<std::pair<UnixMs, UnixMs>> quiet_windows_;    // virtual times
+  std::deque<verdict::Evaluation> check_evaluations_;      // this check's, pointers stay valid
+  std::vector<DurationMs> since_ms_;                        // per expectation: time-to-verdict origin
+  std::vector<std::optional<DurationMs>> first_shown_ms_;   // per expectation (status)
+  std::vector<int> expectation_state_;                      // per expectation: -1 unknown, 0 fail, 1 pass
+  std::vector<std::string> expectation_detail_;
+  std::map<std::string, std::uint64_t> network_drops_;
+
+  RunResult result_;
+};
+
+}  // namespace mesh::sim
