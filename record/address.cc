@@ -89,7 +89,10 @@ bool is_printable_utf8(std::string_view text) {
       ++i;
       continue;
     }
-    std::size_t length = (b & 0xe0) == 0xc0 ? 2 : (b & 0xf0) == 0xe0 ? 3 : (b & 0xf8) == 0xf0 ? 4 : 0;
+    std::size_t length = (b & 0xe0) == 0xc0   ? 2
+                         : (b & 0xf0) == 0xe0 ? 3
+                         : (b & 0xf8) == 0xf0 ? 4
+                                              : 0;
     if (length == 0 || i + length > text.size()) return false;
     std::uint32_t code = b & (0x7f >> length);
     for (std::size_t k = 1; k < length; ++k) {

@@ -113,7 +113,8 @@ Result<SecretKey, KeyError> load_secret_key_file(const std::string& path) {
     if (n < 0) {
       std::string why = errno_text();
       ::close(fd);
-      return make_error(KeyError::file_unreadable, "key file " + path + ": read failed (" + why + ")");
+      return make_error(KeyError::file_unreadable,
+                        "key file " + path + ": read failed (" + why + ")");
     }
     if (n == 0) break;
     size += static_cast<std::size_t>(n);
@@ -121,8 +122,8 @@ Result<SecretKey, KeyError> load_secret_key_file(const std::string& path) {
   ::close(fd);
   Result<SecretKey, KeyError> key =
       size > kKeyFileBytesMax
-          ? Result<SecretKey, KeyError>(make_error(
-                KeyError::file_malformed, "key file " + path + ": longer than a key file"))
+          ? Result<SecretKey, KeyError>(make_error(KeyError::file_malformed,
+                                                   "key file " + path + ": longer than a key file"))
           : parse_key_file(path, std::string_view(text).substr(0, size));
   sodium_memzero(text.data(), text.size());
   return key;

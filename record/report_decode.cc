@@ -1,8 +1,7 @@
 // Report payload decoder: strict structure, then the target rules against
 // the roster when the view is on the current roster version.
-#include <msgpack.hpp>
-
 #include <limits>
+#include <msgpack.hpp>
 
 #include "record/address.h"
 #include "record/report.h"
@@ -19,11 +18,12 @@ Error<ReportError> fail(ReportError code, const std::string& what) {
 }
 
 Result<const Object*, ReportError> as_array(const Object& o, const char* where, std::size_t count) {
-  if (o.type != msgpack::type::ARRAY) return fail(ReportError::malformed, std::string(where) + ": not an array");
+  if (o.type != msgpack::type::ARRAY)
+    return fail(ReportError::malformed, std::string(where) + ": not an array");
   if (o.via.array.size != count) {
     return fail(ReportError::malformed, std::string(where) + ": array of " +
-                                            std::to_string(o.via.array.size) + " elements, expected " +
-                                            std::to_string(count));
+                                            std::to_string(o.via.array.size) +
+                                            " elements, expected " + std::to_string(count));
   }
   return o.via.array.ptr;
 }
@@ -54,7 +54,8 @@ Result<SelfCheck, ReportError> decode_self_check(const Object& o) {
   if (fields[0].type != msgpack::type::BOOLEAN || fields[1].type != msgpack::type::BOOLEAN) {
     return fail(ReportError::malformed, "self_check: listener_ok and service_ok must be booleans");
   }
-  if (fields[2].type != msgpack::type::STR) return fail(ReportError::malformed, "self_check.reason: not a string");
+  if (fields[2].type != msgpack::type::STR)
+    return fail(ReportError::malformed, "self_check.reason: not a string");
   SelfCheck out{fields[0].via.boolean, fields[1].via.boolean,
                 std::string(fields[2].via.str.ptr, fields[2].via.str.size)};
   if (!is_printable_utf8(out.reason)) {
@@ -66,42 +67,54 @@ Result<SelfCheck, ReportError> decode_self_check(const Object& o) {
 Result<Metrics, ReportError> decode_metrics(const Object& o) {
   auto f = as_array(o, "metrics", kMetricsFields);
   if (!f) return f.error();
-  static const char* kNames[] = {"cpu_permille",   "memory_used_kib",    "memory_total_kib",
-                                 "disk_used_mib",  "disk_total_mib",     "net_rx_bytes_per_s",
-                                 "net_tx_bytes_per_s", "load_average_milli", "uptime_s",
+  static const char* kNames[] = {"cpu_permille",        "memory_used_kib",    "memory_total_kib",
+                                 "disk_used_mib",       "disk_total_mib",     "net_rx_bytes_per_s",
+                                 "net_tx_bytes_per_s",  "load_average_milli", "uptime_s",
                                  "listener_connections"};
   constexpr std::uint64_t k32 = std::numeric_limits<std::uint32_t>::max();
   constexpr std::uint64_t k64 = std::numeric_limits<std::uint64_t>::max();
-  static const std::uint64_t kMax[] = {kCpuPermilleMax, k64, k64, k64, k64, k64, k64, k32, k64, k32};
+  static const std::uint64_t kMax[] = {
+      kCpuPermilleMax, k64, k64, k64, k64, k64, k64, k32, k64, k32};
   std::uint64_t v[kMetricsFields];
   for (std::size_t i = 0; i < kMetricsFields; ++i) {
     auto value = as_uint((*f)[i], std::string("metrics.") + kNames[i], kMax[i]);
     if (!value) return value.error();
     v[i] = *value;
   }
-  return Metrics{static_cast<std::uint32_t>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6],
-                 static_cast<std::uint32_t>(v[7]), v[8], static_cast<std::uint32_t>(v[9])};
+  return Metrics{static_cast<std::uint32_t>(v[0]),
+                 v[1],
+                 v[2],
+                 v[3],
+                 v[4],
+                 v[5],
+                 v[6],
+                 static_cast<std::uint32_t>(v[7]),
+                 v[8],
+                 static_cast<std::uint32_t>(v[9])};
 }
 
 // What the view's target rules are checked against.
 struct TargetRules {
-  std::uint32_t size;                          // targets must be below this
+  std::uint32_t size;                         // targets must be below this
   std::optional<std::uint32_t> origin_index;  // the reporter itself, if known
 };
 
-Status<ReportError> check_target(std::uint32_t target, const TargetRules& rules, const std::string& where) {
+Status<ReportError> check_target(std::uint32_t target, const TargetRules& rules,
+                                 const std::string& where) {
   if (target >= rules.size) {
-    return fail(ReportError::unknown_target,
-                where + ": target " + std::to_string(target) + " is outside the roster of " +
-                    std::to_string(rules.size));
+    return fail(ReportError::unknown_target, where + ": target " + std::to_string(target) +
+                                                 " is outside the roster of " +
+                                                 std::to_string(rules.size));
   }
   if (rules.origin_index && target == *rules.origin_index) {
-    return fail(ReportError::self_target, where + ": target " + std::to_string(target) + " is the reporter itself");
+    return fail(ReportError::self_target,
+                where + ": target " + std::to_string(target) + " is the reporter itself");
   }
   return Ok{};
 }
 
-Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::string& where, UnixMs timestamp) {
+Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::string& where,
+                                                UnixMs timestamp) {
   auto f = as_array(o, where.c_str(), kFailureFields);
   if (!f) return f.error();
   const Object* fields = *f;
@@ -115,7 +128,8 @@ Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::stri
   r.target = static_cast<std::uint32_t>(*target);
   auto streak = as_uint(fields[1], where + ".fail_streak", kStreakMax);
   if (!streak) return streak.error();
-  if (*streak == 0) return fail(ReportError::impossible_value, where + ".fail_streak: 0 on a failing target");
+  if (*streak == 0)
+    return fail(ReportError::impossible_value, where + ".fail_streak: 0 on a failing target");
   r.fail_streak = static_cast<std::uint32_t>(*streak);
   auto probe = as_time(fields[2], where + ".last_probe_age_ms", timestamp);
   if (!probe) return probe.error();
@@ -124,21 +138,25 @@ Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::stri
     auto ok = as_time(fields[3], where + ".last_ok_age_ms", timestamp);
     if (!ok) return ok.error();
     if (*ok > r.last_probe_ms || *ok <= 0) {
-      return fail(ReportError::impossible_value, where + ".last_ok_age_ms: after the last probe or at time 0");
+      return fail(ReportError::impossible_value,
+                  where + ".last_ok_age_ms: after the last probe or at time 0");
     }
     r.last_ok_ms = *ok;
   }
   auto reason = as_uint(fields[4], where + ".reason", kProbeFailureMax);
   if (!reason) return reason.error();
-  if (*reason == 0) return fail(ReportError::impossible_value, where + ".reason: none on a failing target");
+  if (*reason == 0)
+    return fail(ReportError::impossible_value, where + ".reason: none on a failing target");
   r.reason = static_cast<ProbeFailure>(*reason);
   return r;
 }
 
 // Expands the bitmap into ok results carrying the summary values.
-Result<std::vector<ProbeResult>, ReportError> decode_ok_targets(const Object* f, const TargetRules& rules,
+Result<std::vector<ProbeResult>, ReportError> decode_ok_targets(const Object* f,
+                                                                const TargetRules& rules,
                                                                 UnixMs timestamp) {
-  if (f[1].type != msgpack::type::BIN) return fail(ReportError::malformed, "view.ok_bitmap: not a bin");
+  if (f[1].type != msgpack::type::BIN)
+    return fail(ReportError::malformed, "view.ok_bitmap: not a bin");
   const auto* bits = reinterpret_cast<const std::uint8_t*>(f[1].via.bin.ptr);
   std::uint32_t bytes = f[1].via.bin.size;
   if (bytes > 0 && bits[bytes - 1] == 0) {
@@ -151,12 +169,14 @@ Result<std::vector<ProbeResult>, ReportError> decode_ok_targets(const Object* f,
   if (bytes == 0 && (*streak != 0 || *oldest != timestamp)) {
     return fail(ReportError::impossible_value, "view: ok summary set but no ok targets");
   }
-  if (bytes > 0 && *streak == 0) return fail(ReportError::impossible_value, "view.ok_min_streak: 0 with ok targets");
+  if (bytes > 0 && *streak == 0)
+    return fail(ReportError::impossible_value, "view.ok_min_streak: 0 with ok targets");
   std::vector<ProbeResult> out;
   for (std::uint32_t i = 0; i < bytes * 8; ++i) {
     if ((bits[i / 8] >> (i % 8) & 1) == 0) continue;
     if (auto status = check_target(i, rules, "view.ok_bitmap"); !status) return status.error();
-    out.push_back(ProbeResult{i, 0, static_cast<std::uint32_t>(*streak), *oldest, *oldest, ProbeFailure::none});
+    out.push_back(ProbeResult{i, 0, static_cast<std::uint32_t>(*streak), *oldest, *oldest,
+                              ProbeFailure::none});
   }
   return out;
 }
@@ -176,7 +196,8 @@ Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster
   auto ok = decode_ok_targets(*f, rules, timestamp);
   if (!ok) return ok.error();
   const Object& list = (*f)[4];
-  if (list.type != msgpack::type::ARRAY) return fail(ReportError::malformed, "view.failures: not an array");
+  if (list.type != msgpack::type::ARRAY)
+    return fail(ReportError::malformed, "view.failures: not an array");
   std::vector<ProbeResult> failures;
   for (std::uint32_t i = 0; i < list.via.array.size; ++i) {
     std::string where = "view.failures[" + std::to_string(i) + "]";
@@ -184,8 +205,10 @@ Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster
     if (!r) return r.error();
     if (auto status = check_target(r->target, rules, where); !status) return status.error();
     if (!failures.empty() && r->target <= failures.back().target) {
-      ReportError code = r->target == failures.back().target ? ReportError::repeated_target : ReportError::malformed;
-      return fail(code, where + ": target " + std::to_string(r->target) + " repeated or out of order");
+      ReportError code = r->target == failures.back().target ? ReportError::repeated_target
+                                                             : ReportError::malformed;
+      return fail(code,
+                  where + ": target " + std::to_string(r->target) + " repeated or out of order");
     }
     failures.push_back(*r);
   }
@@ -207,7 +230,8 @@ Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster
 Result<Report, ReportError> decode_report_payload(ByteView payload, const Roster& roster,
                                                   std::uint32_t origin_index,
                                                   UnixMs record_timestamp_ms) {
-  if (payload.size() > kReportPayloadBytesMax) return fail(ReportError::oversize, "over 65536 bytes");
+  if (payload.size() > kReportPayloadBytesMax)
+    return fail(ReportError::oversize, "over 65536 bytes");
   msgpack::unpack_limit limit(kReportTargetsMax, 0, kSelfCheckReasonBytesMax, kOkBitmapBytesMax, 0,
                               kReportDepthMax);
   msgpack::object_handle handle;
@@ -224,10 +248,12 @@ Result<Report, ReportError> decode_report_payload(ByteView payload, const Roster
   } catch (const msgpack::array_size_overflow&) {
     return fail(ReportError::oversize, "an array longer than 4096 elements");
   } catch (const std::exception&) {
-    return fail(ReportError::malformed, "not valid msgpack (truncated, too deep or an unused type)");
+    return fail(ReportError::malformed,
+                "not valid msgpack (truncated, too deep or an unused type)");
   }
   if (offset != payload.size()) {
-    return fail(ReportError::malformed, std::to_string(payload.size() - offset) + " trailing bytes");
+    return fail(ReportError::malformed,
+                std::to_string(payload.size() - offset) + " trailing bytes");
   }
   auto f = as_array(handle.get(), "top level", kReportFields);
   if (!f) return f.error();

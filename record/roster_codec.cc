@@ -4,10 +4,9 @@
 //   server = [id str, country str, probe_host str, probe_port uint, sni str,
 //             gossip_host str, gossip_port uint, key bin(32), routes [str...]]
 //   params = [11 uints, Parameters fields in declaration order]
-#include <msgpack.hpp>
-
 #include <algorithm>
 #include <limits>
+#include <msgpack.hpp>
 
 #include "record/parameters.h"
 #include "record/roster.h"
@@ -23,7 +22,7 @@ constexpr std::size_t kRosterDepthMax = 4;
 
 using Object = msgpack::object;
 
-Error<RosterError> malformed(const std::string& where, const char* what) {
+Error<RosterError> malformed(const std::string& where, const std::string& what) {
   return make_error(RosterError::malformed, "roster payload: " + where + ": " + what);
 }
 
@@ -31,8 +30,8 @@ Result<const Object*, RosterError> as_array(const Object& object, const std::str
                                             std::optional<std::size_t> count) {
   if (object.type != msgpack::type::ARRAY) return malformed(where, "not an array");
   if (count && object.via.array.size != *count) {
-    return malformed(where, ("array of " + std::to_string(object.via.array.size) +
-                             " elements, expected " + std::to_string(*count)).c_str());
+    return malformed(where, "array of " + std::to_string(object.via.array.size) +
+                                " elements, expected " + std::to_string(*count));
   }
   return object.via.array.ptr;
 }
@@ -187,7 +186,8 @@ Bytes encode_roster_payload(const Roster& roster) {
   packer.pack_array(static_cast<std::uint32_t>(specs.size()));
   for (const ParameterSpec& spec : specs) {
     // Negative values cannot be encoded; validate_roster rejects them anyway.
-    packer.pack_uint64(static_cast<std::uint64_t>(std::max<std::int64_t>(0, spec.get(roster.params))));
+    packer.pack_uint64(
+        static_cast<std::uint64_t>(std::max<std::int64_t>(0, spec.get(roster.params))));
   }
   const auto* begin = reinterpret_cast<const std::uint8_t*>(buffer.data());
   return Bytes(begin, begin + buffer.size());
@@ -195,8 +195,7 @@ Bytes encode_roster_payload(const Roster& roster) {
 
 Result<Roster, RosterError> decode_roster_payload(ByteView payload, std::uint64_t version) {
   if (payload.size() > kRosterPayloadBytesMax) {
-    return make_error(RosterError::too_large, "roster payload: " +
-                                                  std::to_string(payload.size()) +
+    return make_error(RosterError::too_large, "roster payload: " + std::to_string(payload.size()) +
                                                   " bytes, over the limit");
   }
   msgpack::unpack_limit limit(std::max(kRosterServersMax, kRosterRoutesMax), 0, kHostBytesMax,
@@ -204,22 +203,24 @@ Result<Roster, RosterError> decode_roster_payload(ByteView payload, std::uint64_
   msgpack::object_handle handle;
   std::size_t offset = 0;
   try {
-    msgpack::unpack(handle, reinterpret_cast<const char*>(payload.data()), payload.size(),
-                    offset, nullptr, nullptr, limit);
+    msgpack::unpack(handle, reinterpret_cast<const char*>(payload.data()), payload.size(), offset,
+                    nullptr, nullptr, limit);
   } catch (const msgpack::depth_size_overflow&) {
-    return make_error(RosterError::malformed, "roster payload: not valid msgpack (nested "
-                                              "deeper than the layout)");
+    return make_error(RosterError::malformed,
+                      "roster payload: not valid msgpack (nested "
+                      "deeper than the layout)");
   } catch (const msgpack::size_overflow&) {
     return make_error(RosterError::too_large,
                       "roster payload: an array, string or bin is over its limit");
   } catch (const std::exception&) {
-    return make_error(RosterError::malformed, "roster payload: not valid msgpack (truncated, "
-                                              "too deeply nested or of an unused type)");
+    return make_error(RosterError::malformed,
+                      "roster payload: not valid msgpack (truncated, "
+                      "too deeply nested or of an unused type)");
   }
   if (offset != payload.size()) {
-    return make_error(RosterError::malformed, "roster payload: " +
-                                                  std::to_string(payload.size() - offset) +
-                                                  " trailing bytes");
+    return make_error(
+        RosterError::malformed,
+        "roster payload: " + std::to_string(payload.size() - offset) + " trailing bytes");
   }
   auto roster = decode_tree(handle.get(), version);
   if (!roster) return roster;

@@ -39,7 +39,8 @@ Result<std::string, RosterError> get_string(const toml::table& table, std::strin
     return fail(RosterError::malformed, table, where + ": missing '" + std::string(key) + "'");
   }
   if (!node->is_string()) {
-    return fail(RosterError::malformed, *node, where + ": '" + std::string(key) + "' must be a string");
+    return fail(RosterError::malformed, *node,
+                where + ": '" + std::string(key) + "' must be a string");
   }
   return std::string(node->as_string()->get());
 }
@@ -50,9 +51,10 @@ Result<Endpoint, RosterError> get_endpoint(const toml::table& table, std::string
   if (!text) return text.error();
   std::optional<Endpoint> endpoint = parse_endpoint(*text, default_port);
   if (!endpoint) {
-    return fail(RosterError::bad_address, *table.get(key),
-                where + ": " + std::string(key) + " '" + *text +
-                    "' is not host:port (a DNS name or IP literal, [v6] in brackets, port 1..65535)");
+    return fail(
+        RosterError::bad_address, *table.get(key),
+        where + ": " + std::string(key) + " '" + *text +
+            "' is not host:port (a DNS name or IP literal, [v6] in brackets, port 1..65535)");
   }
   return *endpoint;
 }
@@ -64,10 +66,12 @@ Status<RosterError> read_params(const toml::table& table, Parameters& params) {
       if (key.str() == s.name) spec = &s;
     }
     if (spec == nullptr) {
-      return fail(RosterError::malformed, value, "unknown key '" + std::string(key.str()) + "' in [params]");
+      return fail(RosterError::malformed, value,
+                  "unknown key '" + std::string(key.str()) + "' in [params]");
     }
     if (!value.is_integer()) {
-      return fail(RosterError::malformed, value, "params." + std::string(spec->name) + " must be an integer");
+      return fail(RosterError::malformed, value,
+                  "params." + std::string(spec->name) + " must be an integer");
     }
     std::int64_t v = value.as_integer()->get();
     if (v < spec->min || v > spec->max) {
@@ -95,10 +99,12 @@ Result<std::vector<std::string>, RosterError> read_route_list(const toml::table&
   const toml::node* node = table.get("routes");
   if (node == nullptr) return fail(RosterError::malformed, table, where + ": missing 'routes'");
   const toml::array* array = node->as_array();
-  if (array == nullptr) return fail(RosterError::malformed, *node, where + ": 'routes' must be an array");
+  if (array == nullptr)
+    return fail(RosterError::malformed, *node, where + ": 'routes' must be an array");
   std::vector<std::string> routes;
   for (const toml::node& item : *array) {
-    if (!item.is_string()) return fail(RosterError::malformed, item, where + ": route ids must be strings");
+    if (!item.is_string())
+      return fail(RosterError::malformed, item, where + ": route ids must be strings");
     routes.emplace_back(item.as_string()->get());
   }
   return routes;
@@ -106,7 +112,8 @@ Result<std::vector<std::string>, RosterError> read_route_list(const toml::table&
 
 Result<ServerEntry, RosterError> read_server(const toml::table& table, std::size_t index) {
   std::string where = "[[servers]] #" + std::to_string(index + 1);
-  if (auto status = check_keys(table, {"id", "country", "probe", "sni", "gossip", "key", "routes"}, where);
+  if (auto status =
+          check_keys(table, {"id", "country", "probe", "sni", "gossip", "key", "routes"}, where);
       !status) {
     return status.error();
   }
@@ -130,7 +137,9 @@ Result<ServerEntry, RosterError> read_server(const toml::table& table, std::size
   auto key_hex = get_string(table, "key", where);
   if (!key_hex) return key_hex.error();
   auto key = public_key_from_hex(*key_hex);
-  if (!key) return fail(RosterError::malformed, *table.get("key"), where + ": key must be 64 hex characters");
+  if (!key)
+    return fail(RosterError::malformed, *table.get("key"),
+                where + ": key must be 64 hex characters");
   server.key = *key;
   auto routes = read_route_list(table, where);
   if (!routes) return routes.error();
@@ -146,11 +155,14 @@ Status<RosterError> read_tables(const toml::table& root, std::string_view name, 
   if (node == nullptr) return Ok{};
   const toml::array* array = node->as_array();
   if (array == nullptr) {
-    return fail(RosterError::malformed, *node, "'" + std::string(name) + "' must be [[" + std::string(name) + "]] tables");
+    return fail(RosterError::malformed, *node,
+                "'" + std::string(name) + "' must be [[" + std::string(name) + "]] tables");
   }
   for (std::size_t i = 0; i < array->size(); ++i) {
     const toml::table* table = (*array)[i].as_table();
-    if (table == nullptr) return fail(RosterError::malformed, (*array)[i], std::string(name) + " entries must be tables");
+    if (table == nullptr)
+      return fail(RosterError::malformed, (*array)[i],
+                  std::string(name) + " entries must be tables");
     auto item = read_one(*table, i);
     if (!item) return item.error();
     out.push_back(std::move(*item));
@@ -158,7 +170,8 @@ Status<RosterError> read_tables(const toml::table& root, std::string_view name, 
   return Ok{};
 }
 
-Status<RosterError> read_version(const toml::table& root, std::uint64_t override_or_0, Roster& roster) {
+Status<RosterError> read_version(const toml::table& root, std::uint64_t override_or_0,
+                                 Roster& roster) {
   const toml::node* node = root.get("version");
   if (override_or_0 != 0) {
     roster.version = override_or_0;
@@ -173,11 +186,13 @@ Status<RosterError> read_version(const toml::table& root, std::uint64_t override
 }
 
 Parsed read_roster(const toml::table& root, std::uint64_t override_or_0) {
-  if (auto s = check_keys(root, {"version", "params", "routes", "servers"}, "the top level"); !s) return s.error();
+  if (auto s = check_keys(root, {"version", "params", "routes", "servers"}, "the top level"); !s)
+    return s.error();
   Roster roster;
   if (auto s = read_version(root, override_or_0, roster); !s) return s.error();
   if (const toml::node* params = root.get("params")) {
-    if (!params->is_table()) return fail(RosterError::malformed, *params, "'params' must be a table");
+    if (!params->is_table())
+      return fail(RosterError::malformed, *params, "'params' must be a table");
     if (auto s = read_params(*params->as_table(), roster.params); !s) return s.error();
   }
   if (auto s = read_tables(root, "routes", read_route, roster.routes); !s) return s.error();
@@ -212,22 +227,26 @@ std::string endpoint_text(const Endpoint& endpoint) {
 
 }  // namespace
 
-Result<Roster, RosterError> roster_from_toml(std::string_view text, std::uint64_t version_override_or_0) {
+Result<Roster, RosterError> roster_from_toml(std::string_view text,
+                                             std::uint64_t version_override_or_0) {
   if (text.size() > kRosterTomlBytesMax) {
-    return make_error(RosterError::too_large, "roster file: over " + std::to_string(kRosterTomlBytesMax) + " bytes");
+    return make_error(RosterError::too_large,
+                      "roster file: over " + std::to_string(kRosterTomlBytesMax) + " bytes");
   }
   try {
     toml::table root = toml::parse(text);
     return read_roster(root, version_override_or_0);
   } catch (const toml::parse_error& error) {
-    return make_error(RosterError::malformed,
-                      "roster file line " + std::to_string(error.source().begin.line) + ": " +
-                          std::string(error.description()));
+    return make_error(RosterError::malformed, "roster file line " +
+                                                  std::to_string(error.source().begin.line) + ": " +
+                                                  std::string(error.description()));
   }
 }
 
 std::string roster_to_toml(const Roster& roster) {
-  std::string out = "# meshnode roster (docs/CONFIG.md)\nversion = " + std::to_string(roster.version) + "\n\n[params]\n";
+  std::string out =
+      "# meshnode roster (docs/CONFIG.md)\nversion = " + std::to_string(roster.version) +
+      "\n\n[params]\n";
   for (const ParameterSpec& spec : parameter_specs()) {
     out += std::string(spec.name) + " = " + std::to_string(spec.get(roster.params)) + "\n";
   }
@@ -237,8 +256,8 @@ std::string roster_to_toml(const Roster& roster) {
   for (const ServerEntry& s : roster.servers) {
     out += "\n[[servers]]\nid = " + quoted(s.id) + "\ncountry = " + quoted(s.country) +
            "\nprobe = " + quoted(endpoint_text(s.probe)) + "\nsni = " + quoted(s.sni) +
-           "\ngossip = " + quoted(endpoint_text(s.gossip)) + "\nkey = " + quoted(public_key_to_hex(s.key)) +
-           "\nroutes = [";
+           "\ngossip = " + quoted(endpoint_text(s.gossip)) +
+           "\nkey = " + quoted(public_key_to_hex(s.key)) + "\nroutes = [";
     for (std::size_t i = 0; i < s.routes.size(); ++i) out += (i ? ", " : "") + quoted(s.routes[i]);
     out += "]\n";
   }
