@@ -50,7 +50,8 @@ bool supersedes(const ObservedReport& candidate, const ObservedReport& held) {
 }
 
 bool is_fresh(const ObservedReport& observed, UnixMs now_ms, const Parameters& params) {
-  return now_ms - observed.timestamp_ms <= params.stale_after_ms;
+  // Written so that no hostile timestamp can overflow the subtraction.
+  return observed.timestamp_ms >= now_ms - params.stale_after_ms;
 }
 
 bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& roster) {

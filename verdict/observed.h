@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "common/time.h"
 #include "record/report.h"
@@ -44,7 +45,11 @@ template <class Visit>
 void for_each_counted_result(const ObservedReport& observed, const Parameters& params,
                              std::uint32_t server_count, Visit&& visit) {
   std::int64_t previous = -1;
-  const UnixMs oldest_probe_ms = observed.timestamp_ms - params.stale_after_ms;
+  // Saturating: an absurdly old record timestamp must not overflow.
+  const UnixMs floor_ms = std::numeric_limits<UnixMs>::min() + params.stale_after_ms;
+  const UnixMs oldest_probe_ms = observed.timestamp_ms < floor_ms
+                                     ? std::numeric_limits<UnixMs>::min()
+                                     : observed.timestamp_ms - params.stale_after_ms;
   for (const ProbeResult& result : observed.report.view.results) {
     if (result.target >= server_count || result.target == observed.origin) continue;
     if (static_cast<std::int64_t>(result.target) <= previous) continue;

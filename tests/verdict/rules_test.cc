@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -342,4 +343,22 @@ TEST_CASE("duplicates: the latest timestamp wins, ties by a fixed rule, in any o
 
   std::vector<ObservedReport> outsider = {report(9, kReportAt, roster.version)};
   CHECK(evaluate(roster, outsider, kNow).reports_ignored == 1);
+}
+
+TEST_CASE("hostile timestamps and view entries are skipped, never trusted") {
+  Roster roster = make_roster({"DE"}, {4});
+  auto reports = mesh_reports(roster, failing_to(0, {1, 2, 3}));
+  reports[0].timestamp_ms = std::numeric_limits<UnixMs>::min();  // ancient: stale, no overflow
+  auto& results = reports[1].report.view.results;
+  results.push_back(probe(99, 5, kReportAt));  // outside the roster
+  results.push_back(probe(0, 5, kReportAt));   // repeat, out of order
+  reports[2].report.view.results.insert(reports[2].report.view.results.begin(),
+                                        probe(2, 5, kReportAt));  // its own origin
+  reports[2].report.self_check = SelfCheck{false, true, std::string("bad \xff utf-8")};
+  Evaluation evaluation = evaluate(roster, reports, kNow);
+  CHECK(evaluation.servers[0].status == ServerStatus::unreachable);
+  CHECK(evaluation.servers[0].failing == 3);
+  CHECK(evaluation.servers[0].flags.no_data);
+  CHECK(evaluation.servers[2].status == ServerStatus::unavailable);
+  CHECK(to_canonical_json(evaluation).find("bad \xef\xbf\xbd utf-8") != std::string::npos);
 }
