@@ -169,7 +169,7 @@ Result<Bytes, LinkError> LinkCrypto::open(const PublicKey& peer, const FrameHead
 
 void LinkCrypto::retain_only(std::span<const PublicKey> members) {
   for (auto it = links_.begin(); it != links_.end();) {
-    if (std::find(members.begin(), members.end(), it->first) == members.end()) {
+    if (!std::binary_search(members.begin(), members.end(), it->first)) {
       it = links_.erase(it);
     } else {
       ++it;

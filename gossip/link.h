@@ -84,6 +84,7 @@ class LinkCrypto {
   Result<Bytes, LinkError> open(const PublicKey& peer, const FrameHeader& header, ByteView frame);
 
   // Drops cached state of keys not in `members` (called on a roster change).
+  // REQUIRES: `members` sorted ascending.
   void retain_only(std::span<const PublicKey> members);
 
   std::uint64_t frames_sealed() const { return counter_; }

@@ -272,6 +272,31 @@ TEST_CASE("no frame can be opened before a roster is held") {
   CHECK(core.counters().frames_no_roster == 1);
 }
 
+TEST_CASE("random garbage, raw or properly sealed, is counted and never crashes") {
+  Node node;
+  Rng rng(12345);
+  LinkCrypto link(test_key(1).secret_key, 999);
+  std::uint64_t refused = 0;
+  for (int i = 0; i < 2000; ++i) {
+    Bytes junk(rng.below(300));
+    for (auto& byte : junk) byte = static_cast<std::uint8_t>(rng.next());
+    if (i % 2 == 0 && !junk.empty()) junk[0] = kFrameMagic;
+    node.check_unchanged(node.core.on_message(junk, kStartMs));
+    // Sealed garbage: passes the link, must fail the message layout. A
+    // msgpack prefix makes the decoder go deeper before it refuses.
+    Bytes plaintext = {0x92, 0x01, static_cast<std::uint8_t>(0x90 + rng.below(16))};
+    plaintext.insert(plaintext.end(), junk.begin(), junk.end());
+    auto sealed = link.seal(test_key(0).public_key, plaintext);
+    const Effects effects = node.core.on_message(*sealed, kStartMs);
+    CHECK(effects.persist.empty());
+    refused += 1;
+  }
+  const Counters& c = node.core.counters();
+  CHECK(c.frames_received == 2 * refused);
+  CHECK(c.records_accepted == 2);  // the roster and s1's report from the fixture
+  CHECK(node.core.record_count() == node.count_before);
+}
+
 TEST_CASE("load re-verifies stored records and erases what no longer holds") {
   GossipCore core(config_for(0), 1);
   const SecretKey stranger = stranger_key().secret_key;
