@@ -203,19 +203,24 @@ void forged_injection(Builder& b) {
   b.s.duration_ms = 11 * kMinute;
 }
 
-// One clock runs 20 s ahead (within max_clock_skew_ms: nothing changes),
-// another 60 s ahead (its reports are refused as future-dated, so the
-// others see no_data for it) until its clock is fixed.
+// One clock runs 20 s ahead (within max_clock_skew_ms: nothing changes).
+// Another runs 5 minutes behind: its reports arrive already older than
+// stale_after_ms, so every other node shows it no_data (still in rotation),
+// and it refuses everyone else's records as future-dated (records_future).
+// Once its clock is fixed, SYNC repairs it and all digests agree.
 void clock_skew(Builder& b) {
-  ServerId slight = b.of_country(1, 0), far = b.of_country(2 % b.k, 1);
+  ServerId slight = b.of_country(1, 0), behind = b.of_country(2 % b.k, 1);
   b.event(5 * kMinute, EventKind::clock_skew, {slight}).skew_ms = 20'000;
-  b.event(5 * kMinute, EventKind::clock_skew, {far}).skew_ms = 60'000;
-  b.event(15 * kMinute, EventKind::clock_skew, {far}).skew_ms = 0;
+  b.event(5 * kMinute, EventKind::clock_skew, {behind}).skew_ms = -5 * kMinute;
+  b.event(15 * kMinute, EventKind::clock_skew, {behind}).skew_ms = 0;
   b.status(slight, ServerStatus::ok, 12 * kMinute);
-  b.status(far, ServerStatus::no_data, 12 * kMinute);
+  b.status(behind, ServerStatus::no_data, 12 * kMinute);
+  b.s.expectations.back().exclude_server = true;
+  b.rotation(behind, b.route_of(2 % b.k), true, 12 * kMinute);
   b.s.expectations.back().exclude_server = true;
   b.counter("records_future", 1);
-  b.status(far, ServerStatus::ok, 20 * kMinute);
+  b.digests_agree(18 * kMinute, 20 * kMinute);
+  b.status(behind, ServerStatus::ok, 21 * kMinute);
   b.no_false_verdicts();
   b.s.duration_ms = 22 * kMinute;
 }

@@ -1,0 +1,129 @@
+// Scenario files: the documented example parses and runs; every kind of
+// bad file is refused with a message naming the line and the field.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tools/meshsim/duration.h"
+#include "tools/meshsim/scenario_file.h"
+#include "tools/meshsim/simulator.h"
+
+namespace mesh::sim {
+namespace {
+
+const char* const kMinimal = R"(
+duration = "10m"
+[fleet]
+nodes = 8
+countries = 2
+)";
+
+std::string refused(const std::string& text, ScenarioError expected) {
+  auto scenario = parse_scenario(text, "bad.toml");
+  REQUIRE_FALSE(scenario.ok());
+  CHECK_MESSAGE(scenario.code() == expected, scenario.message());
+  return scenario.message();
+}
+
+TEST_CASE("durations") {
+  CHECK(parse_duration("90s") == 90'000);
+  CHECK(parse_duration("1h30m") == 5'400'000);
+  CHECK(parse_duration("250ms") == 250);
+  CHECK(parse_duration("0") == 0);
+  CHECK_FALSE(parse_duration(""));
+  CHECK_FALSE(parse_duration("10"));
+  CHECK_FALSE(parse_duration("5y"));
+  CHECK_FALSE(parse_duration("m"));
+  CHECK_FALSE(parse_duration("999999999999999h"));
+  CHECK(format_duration(90'000) == "1m30s");
+  CHECK(format_duration(3'600'250) == "1h250ms");
+}
+
+TEST_CASE("the documented example parses and meets its expectations") {
+  auto scenario = load_scenario_file(std::string(MESHNODE_SOURCE_DIR) + "/scenarios/example.toml");
+  REQUIRE_MESSAGE(scenario.ok(), (scenario.ok() ? std::string() : scenario.message()));
+  CHECK(scenario->name == "example-ru-block");
+  CHECK(scenario->seed == 42);
+  CHECK(scenario->fleet.servers.size() == 8);
+  CHECK(scenario->link_defaults.loss_permille == 5);
+  CHECK(scenario->link_overrides.size() == 1);
+  REQUIRE(scenario->events.size() == 2);
+  CHECK(scenario->events[0].kind == EventKind::block);
+  CHECK(scenario->events[0].from.countries == std::vector<std::string>{"RU"});
+  auto result = run_scenario(scenario.value(), {0, "meshsim --scenario-file scenarios/example.toml"});
+  REQUIRE(result.ok());
+  for (const ExpectationResult& e : result->expectations) CHECK_MESSAGE(e.passed, e.text << ": " << e.detail);
+}
+
+TEST_CASE("a minimal generated fleet parses with defaults") {
+  auto scenario = parse_scenario(kMinimal, "min.toml");
+  REQUIRE(scenario.ok());
+  CHECK(scenario->fleet.generated_nodes == 8);
+  CHECK(scenario->duration_ms == 600'000);
+  CHECK(scenario->params == Parameters{});
+}
+
+TEST_CASE("syntax errors name the line and column") {
+  std::string message = refused("duration = \"10m\"\n[fleet\nnodes = 3\n", ScenarioError::syntax);
+  CHECK(message.find("bad.toml:2:") != std::string::npos);
+}
+
+TEST_CASE("unknown fields are refused, naming the field and line") {
+  std::string message = refused(std::string(kMinimal) + "[sim]\ntick_intervall = \"1s\"\n",
+                                ScenarioError::unknown_field);
+  CHECK(message.find("sim.tick_intervall") != std::string::npos);
+  CHECK(message.find("bad.toml:7") != std::string::npos);
+}
+
+TEST_CASE("wrong types and ranges name the field") {
+  CHECK(refused(std::string(kMinimal) + "[params]\nfail_streak = \"three\"\n", ScenarioError::bad_field)
+            .find("params.fail_streak") != std::string::npos);
+  CHECK(refused(std::string(kMinimal) + "[params]\nfail_streak = 0\n", ScenarioError::bad_field)
+            .find("out of range") != std::string::npos);
+  CHECK(refused(std::string(kMinimal) + "[link]\nloss_permille = 1001\n", ScenarioError::bad_field)
+            .find("link.loss_permille") != std::string::npos);
+  CHECK(refused("duration = \"ten minutes\"\n[fleet]\nnodes = 8\ncountries = 2\n", ScenarioError::bad_field)
+            .find("bad.toml:1: duration") != std::string::npos);
+}
+
+TEST_CASE("bad events and expectations") {
+  const std::string base = kMinimal;
+  CHECK(refused(base + "[[event]]\nat = \"1m\"\nkind = \"explode\"\nservers = [\"de-1\"]\n",
+                ScenarioError::bad_field).find("unknown event kind 'explode'") != std::string::npos);
+  CHECK(refused(base + "[[event]]\nkind = \"heal\"\n", ScenarioError::bad_field)
+            .find("event.at") != std::string::npos);
+  CHECK(refused(base + "[[event]]\nat = \"1m\"\nkind = \"block\"\nservers = [\"de-1\"]\n",
+                ScenarioError::bad_field).find("event.from") != std::string::npos);
+  CHECK(refused(base + "[[event]]\nat = \"20m\"\nkind = \"heal\"\n", ScenarioError::bad_field)
+            .find("after the end of the run") != std::string::npos);
+  CHECK(refused(base + "[[expect]]\nkind = \"status\"\nstatus = \"fine\"\nserver = \"de-1\"\n",
+                ScenarioError::bad_field).find("expect.status") != std::string::npos);
+  CHECK(refused(base + "[[expect]]\nkind = \"status\"\nat = \"5m\"\n", ScenarioError::bad_field)
+            .find("expect.server") != std::string::npos);
+}
+
+TEST_CASE("a fleet needs servers or counts, not both") {
+  refused("duration = \"10m\"\n[fleet]\nnodes = 8\ncountries = 2\n[[fleet.servers]]\nid = \"a-1\"\ncountry = \"DE\"\n",
+          ScenarioError::bad_field);
+  refused("duration = \"10m\"\n", ScenarioError::bad_field);
+}
+
+TEST_CASE("unknown servers are refused when the world is built") {
+  auto scenario = parse_scenario(std::string(kMinimal) +
+                                     "[[event]]\nat = \"1m\"\nkind = \"service_down\"\nservers = [\"zz-9\"]\n",
+                                 "bad.toml");
+  REQUIRE(scenario.ok());
+  auto result = run_scenario(scenario.value());
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.code() == ScenarioError::invalid);
+  CHECK(result.message().find("unknown server 'zz-9'") != std::string::npos);
+}
+
+TEST_CASE("unreadable files") {
+  auto scenario = load_scenario_file("/nonexistent/scenario.toml");
+  REQUIRE_FALSE(scenario.ok());
+  CHECK(scenario.code() == ScenarioError::unreadable);
+}
+
+}  // namespace
+}  // namespace mesh::sim
