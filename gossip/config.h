@@ -1,4 +1,4 @@
-// Tunables and named maxima of the gossip core (docs/GOSSIP.md, "Limits").
+// Tunables and named maxima of the gossip core (docs/PROTOCOL.md, Gossip, "Limits").
 // Every queue, frame and list the core handles is bounded by one of these;
 // what happens at the bound (drop and count) is stated next to it.
 #pragma once

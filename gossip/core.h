@@ -1,5 +1,5 @@
 // GossipCore: the sans-IO gossip state machine of one node
-// (docs/GOSSIP.md). Events in, effects out: the shell (node/) or the
+// (docs/PROTOCOL.md, Gossip). Events in, effects out: the shell (node/) or the
 // simulator (tools/meshsim) feeds it frames, ticks and records with the
 // current time, and carries out the returned Effects (send frames, persist
 // records, erase records). It never reads a clock, opens a socket, spawns a
@@ -31,7 +31,7 @@
 
 namespace mesh::gossip {
 
-// BLAKE2b-256 over the held record set (docs/GOSSIP.md, "Digest"). Equal
+// BLAKE2b-256 over the held record set (docs/PROTOCOL.md, Gossip, "Digest"). Equal
 // record sets give equal digests on every node, whatever the roster indices.
 using Digest = std::array<std::uint8_t, 32>;
 

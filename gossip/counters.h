@@ -1,5 +1,5 @@
 // What the gossip core counted: every accepted record, every duplicate and
-// every drop reason separately (docs/GOSSIP.md, "Counters"). Plain integers,
+// every drop reason separately (docs/PROTOCOL.md, Gossip, "Counters"). Plain integers,
 // monotonic for the life of one core.
 #pragma once
 

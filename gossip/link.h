@@ -1,4 +1,4 @@
-// Link security (docs/GOSSIP.md, "Frames"): every frame between two roster
+// Link security (docs/PROTOCOL.md, Gossip, "Frames"): every frame between two roster
 // members is sealed with XChaCha20-Poly1305-IETF under per-pair, per-direction
 // session keys. X25519 keys are derived from the roster's Ed25519 keys and
 // crypto_kx gives the session keys (the member with the smaller Ed25519 public

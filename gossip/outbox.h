@@ -1,5 +1,5 @@
 // Outbox: what the core will send each peer at the next tick, batched into
-// one frame per peer per tick (docs/GOSSIP.md, "Batching"). Control messages
+// one frame per peer per tick (docs/PROTOCOL.md, Gossip, "Batching"). Control messages
 // always go; bodies fill the frame up to the budget and the rest waits. Body
 // bytes per peer are bounded: over the bound a body is refused (the caller
 // counts it) and SYNC repairs it later.

@@ -1,4 +1,4 @@
-// Plumtree peer state (Leitão, Pereira, Rodrigues 2007; docs/GOSSIP.md,
+// Plumtree peer state (Leitão, Pereira, Rodrigues 2007; docs/PROTOCOL.md, Gossip,
 // "Dissemination"), with one broadcast tree per origin: for each origin the
 // eager peers get full bodies of its records at once, everyone else hears of
 // them by IHAVE only. Every tree starts as the whole overlay and is pruned

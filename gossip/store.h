@@ -1,6 +1,6 @@
 // RecordStore: the latest record per (kind, origin) and the acceptance path
 // every record goes through, from the network, from publish() or from
-// storage (docs/GOSSIP.md, "Acceptance"):
+// storage (docs/PROTOCOL.md, Gossip, "Acceptance"):
 //   size -> envelope decode -> kind -> origin -> timestamp skew ->
 //   not older than held (cheap, before any signature) -> signature ->
 //   payload decode -> store.

@@ -1,4 +1,4 @@
-// The plaintext inside a sealed frame (docs/GOSSIP.md, "Messages"):
+// The plaintext inside a sealed frame (docs/PROTOCOL.md, Gossip, "Messages"):
 //   [roster_version, [message, ...]]   with each message [type, ...].
 // Origins in entries are roster indices in the SENDER's roster of
 // `roster_version`; a receiver on another version uses only roster entries.
