@@ -14,7 +14,7 @@ namespace mesh::ctl {
 namespace {
 
 struct Row {
-  std::string kind;
+  const char* kind = "?";  // a static name (kind_name)
   std::string origin;
   std::uint64_t seq = 0;
   UnixMs timestamp_ms = 0;
@@ -64,7 +64,7 @@ void print_rows(const std::vector<Row>& rows, bool json) {
   }
   std::printf("%-7s %-24s %10s %15s %7s  %s\n", "KIND", "ORIGIN", "SEQ", "TIMESTAMP_MS", "BYTES", "CHECK");
   for (const Row& r : rows) {
-    std::printf("%-7s %-24s %10llu %15lld %7zu  %s\n", r.kind.c_str(), r.origin.c_str(),
+    std::printf("%-7s %-24s %10llu %15lld %7zu  %s\n", r.kind, r.origin.c_str(),
                 static_cast<unsigned long long>(r.seq), static_cast<long long>(r.timestamp_ms),
                 r.bytes, r.check.c_str());
   }
@@ -104,7 +104,6 @@ int run_records(const RecordsOptions& options) {
     row.bytes = raw.size();
     auto envelope = decode_envelope(raw);
     if (!envelope) {
-      row.kind = "?";
       row.check = "undecodable: " + envelope.message();
       failed = true;
     } else {
