@@ -299,23 +299,47 @@ void Run::finish_expectations() {
   }
 }
 
-void Run::finish_metrics() {
+gossip::Counters Run::total_counters() const {
   gossip::Counters total;
-  std::uint64_t sent_max = 0, received_max = 0, probe_max = 0;
-  double sent = 0, received = 0, probes = 0;
   for (const SimNode& node : nodes_) {
     add_counters(total, node.retired);
     if (node.core) add_counters(total, node.core->counters());
-    sent += static_cast<double>(node.gossip_bytes_sent);
-    received += static_cast<double>(node.gossip_bytes_received);
-    probes += static_cast<double>(node.probe_bytes);
-    sent_max = std::max(sent_max, node.gossip_bytes_sent);
-    received_max = std::max(received_max, node.gossip_bytes_received);
-    probe_max = std::max(probe_max, node.probe_bytes);
   }
+  return total;
+}
+
+void Run::start_measuring() {
+  measuring_ = true;
+  measure_from_ms_ = now_ms_;
+  counters_baseline_ = total_counters();
+  bytes_baseline_.clear();
+  for (const SimNode& node : nodes_) {
+    bytes_baseline_.push_back({node.gossip_bytes_sent, node.gossip_bytes_received, node.probe_bytes});
+  }
+}
+
+void Run::finish_metrics() {
+  const gossip::Counters total = total_counters();
   total.for_each([&](const char* name, std::uint64_t value) { result_.counters[name] = value; });
   result_.network = network_drops_;
-  const double day = 86'400'000.0 / static_cast<double>(std::max<DurationMs>(scenario_.duration_ms, 1));
+  // Bandwidth and duplicates over the metrics window only.
+  std::uint64_t sent_max = 0, received_max = 0, probe_max = 0;
+  double sent = 0, received = 0, probes = 0;
+  for (const SimNode& node : nodes_) {
+    const auto& base = bytes_baseline_.at(node.index);
+    const std::uint64_t s = node.gossip_bytes_sent - base[0];
+    const std::uint64_t r = node.gossip_bytes_received - base[1];
+    const std::uint64_t p = node.probe_bytes - base[2];
+    sent += static_cast<double>(s);
+    received += static_cast<double>(r);
+    probes += static_cast<double>(p);
+    sent_max = std::max(sent_max, s);
+    received_max = std::max(received_max, r);
+    probe_max = std::max(probe_max, p);
+  }
+  result_.measured_from_ms = measure_from_ms_ - start_ms_;
+  const DurationMs window = std::max<DurationMs>(now_ms_ - measure_from_ms_, 1);
+  const double day = 86'400'000.0 / static_cast<double>(window);
   const double n = static_cast<double>(nodes_.size());
   result_.gossip_sent_per_day = {sent / n * day, static_cast<double>(sent_max) * day};
   result_.gossip_received_per_day = {received / n * day, static_cast<double>(received_max) * day};
@@ -325,8 +349,11 @@ void Run::finish_metrics() {
     result_.gossip_over_floor = (result_.gossip_sent_per_day.mean + result_.gossip_received_per_day.mean) /
                                 result_.floor_bytes_per_day;
   }
-  const double bodies = static_cast<double>(total.bodies_pushed_received + total.bodies_repair_received);
-  result_.duplicate_factor = total.bodies_useful > 0 ? bodies / static_cast<double>(total.bodies_useful) : 0;
+  const gossip::Counters& base = counters_baseline_;
+  const double bodies = static_cast<double>(total.bodies_pushed_received + total.bodies_repair_received -
+                                            base.bodies_pushed_received - base.bodies_repair_received);
+  const double useful = static_cast<double>(total.bodies_useful - base.bodies_useful);
+  result_.duplicate_factor = useful > 0 ? bodies / useful : 0;
   Dissemination& d = result_.dissemination;
   std::vector<std::uint32_t> rounds = dissemination_rounds_;
   std::sort(rounds.begin(), rounds.end());

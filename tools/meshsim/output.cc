@@ -65,6 +65,7 @@ json false_json(const RunResult& result) {
 json metrics_json(const RunResult& r) {
   const Dissemination& d = r.dissemination;
   return {
+      {"measured_from_ms", r.measured_from_ms},
       {"gossip_bytes_sent_per_node_day", per_day(r.gossip_sent_per_day)},
       {"gossip_bytes_received_per_node_day", per_day(r.gossip_received_per_day)},
       {"probe_bytes_per_node_day", per_day(r.probe_bytes_per_day)},
@@ -120,6 +121,7 @@ std::string to_summary(const RunResult& r, bool timing) {
   }
   add("  false verdicts: %" PRIu64 " (grace %s)\n", r.false_verdicts,
       format_duration(r.false_verdict_grace_ms).c_str());
+  add("  metrics window: from %s to the end\n", format_duration(r.measured_from_ms).c_str());
   add("  gossip bytes/node/day: sent mean %.0f max %.0f, received mean %.0f max %.0f\n",
       r.gossip_sent_per_day.mean, r.gossip_sent_per_day.max, r.gossip_received_per_day.mean,
       r.gossip_received_per_day.max);

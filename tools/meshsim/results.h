@@ -99,6 +99,7 @@ struct RunResult {
   std::vector<FalseVerdict> false_examples;
   DurationMs false_verdict_grace_ms = 0;
 
+  DurationMs measured_from_ms = 0;        // bandwidth, duplicates, dissemination: from here to the end
   PerNodeDay gossip_sent_per_day;         // bytes per node per simulated day
   PerNodeDay gossip_received_per_day;
   PerNodeDay probe_bytes_per_day;

@@ -282,6 +282,7 @@ Status<ScenarioError> read_sim(Reader& top, Scenario& s) {
   MESH_TRY(r.integer("lazy_fanout", p.lazy_fanout, 0, 64));
   MESH_TRY(r.duration("sync_interval", p.sync_interval_ms));
   MESH_TRY(r.integer("check_nodes", p.check_nodes, 0, kNodesMax));
+  MESH_TRY(r.duration("measure_from", p.measure_from_ms));
   if (p.tick_interval_ms < 10 || p.check_interval_ms < 1'000 || p.sync_interval_ms < p.tick_interval_ms) {
     return r.fail(table, "", "tick_interval >= 10ms, check_interval >= 1s, sync_interval >= tick_interval");
   }

@@ -98,6 +98,8 @@ RunResult Run::execute() {
     schedule(start_ms_ + scenario_.events[i].at_ms, Action::scenario_event, 0, 0, i);
   }
   schedule_checks();
+  const DurationMs measure_from = std::min(scenario_.sim.measure_from_ms, scenario_.duration_ms / 2);
+  schedule(start_ms_ + measure_from, Action::measure_start);
   const UnixMs end_ms = start_ms_ + scenario_.duration_ms;
   while (!queue_.empty()) {
     Item item = queue_.top();
@@ -116,6 +118,7 @@ RunResult Run::execute() {
         on_check(item.arg & 1, item.gen == 0 ? std::nullopt : std::optional<std::size_t>(item.gen - 1));
         break;
       case Action::digest_check: on_digest_check(item.arg); break;
+      case Action::measure_start: start_measuring(); break;
     }
   }
   now_ms_ = end_ms;
@@ -285,7 +288,7 @@ bool Run::quiet(UnixMs at) const {
 // ---- records and frames ----
 
 void Run::publish_record(SimNode& node, Bytes raw, bool track) {
-  if (track) {
+  if (track && measuring_) {
     const std::uint64_t key = tail_key(raw);
     std::uint64_t& open = open_record_of_origin_[node.index];
     if (open != 0 && tracked_.erase(open) != 0) ++result_.dissemination.incomplete;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <map>
 #include <memory>
@@ -33,6 +34,7 @@ enum class Action : std::uint8_t {
   deliver,         // arg: frame slot; node: receiver
   check,           // verdict check (arg: bit 0 periodic, bit 1 snapshot index follows in gen)
   digest_check,    // digest comparison inside a quiet window (arg: expectation index)
+  measure_start,   // the metrics window opens: baselines are taken
 };
 
 struct Item {
@@ -99,6 +101,8 @@ class Run {
   void take_snapshot(std::size_t index, const std::vector<const verdict::Evaluation*>& evaluations);
   void finish_expectations();
   void finish_metrics();
+  void start_measuring();
+  gossip::Counters total_counters() const;
 
   const Scenario& scenario_;
   World world_;
@@ -128,6 +132,10 @@ class Run {
   std::vector<std::uint64_t> open_record_of_origin_;        // per world index: tracked key or 0
   std::vector<std::uint32_t> dissemination_rounds_;
   std::uint64_t record_bytes_published_ = 0;
+  bool measuring_ = false;
+  UnixMs measure_from_ms_ = 0;                               // virtual time the window opened
+  gossip::Counters counters_baseline_;
+  std::vector<std::array<std::uint64_t, 3>> bytes_baseline_; // per node: sent, received, probe
 
   // Checks.
   DurationMs false_grace_ms_ = 0;
