@@ -1,9 +1,11 @@
 // Record envelope codec (docs/PROTOCOL.md, "Record envelope").
 //
-// Decoding walks the outer array by hand and unpacks each of the seven
-// elements with msgpack-c under per-field limits, so that a hostile record
-// can neither allocate much nor hide which field is wrong, and so that the
-// offset of the signature (the end of the signed part) is known exactly.
+// Decoding walks the seven elements with the strict msgpack cursor of
+// record/msgpack_reader.h, each under its own limit, so that a hostile record
+// can neither allocate nor hide which field is wrong, and so that the offset
+// of the signature (the end of the signed part) is known exactly. The result
+// is first a view into the input (decode_envelope_view); decode_envelope
+// copies that view once into an owning Envelope.
 #include "record/envelope.h"
 
 #include <msgpack.hpp>
@@ -13,9 +15,13 @@
 
 #include "common/check.h"
 #include "common/server_id.h"
+#include "record/msgpack_reader.h"
 
 namespace mesh {
 namespace {
+
+using msgpack_reader::Reader;
+using msgpack_reader::ReadStatus;
 
 constexpr std::size_t kEnvelopeElements = 7;
 // The signature is always encoded as bin 8: c4 40 <64 bytes>.
@@ -28,154 +34,114 @@ Error<RecordError> fail(RecordError code, std::string message) {
   return make_error(code, "record: " + std::move(message));
 }
 
-bool reference_buffer(msgpack::type::object_type, std::size_t, void*) { return true; }
-
 std::size_t payload_limit(RecordKind kind) {
   return kind == RecordKind::roster ? kRosterPayloadBytesMax : kReportPayloadBytesMax;
 }
 
-// Reads the outer array header at raw[0]; returns the element count and sets
-// `offset` past the header, or nullopt when raw does not start with an array.
-std::optional<std::uint64_t> read_array_header(ByteView raw, std::size_t& offset) {
-  if (raw.empty()) return std::nullopt;
-  std::uint8_t b = raw[0];
-  if (b >= 0x90 && b <= 0x9f) {
-    offset = 1;
-    return b & 0x0f;
-  }
-  std::size_t width = b == 0xdc ? 2 : b == 0xdd ? 4 : 0;
-  if (width == 0 || raw.size() < 1 + width) return std::nullopt;
-  std::uint64_t count = 0;
-  for (std::size_t i = 0; i < width; ++i) count = count << 8 | raw[1 + i];
-  offset = 1 + width;
-  return count;
-}
-
-// One envelope element: unpacks raw[offset..] with `limit`, advancing offset.
-// Overflowing a str/bin limit on a str/bin field is `oversize`; every other
-// failure (truncation, wrong type, nested containers) is `malformed`.
-Result<msgpack::object_handle, RecordError> unpack_field(ByteView raw, std::size_t& offset,
-                                                         const char* field, const char* expected,
-                                                         std::size_t str_max,
-                                                         std::size_t bin_max) {
-  msgpack::unpack_limit limit(0, 0, str_max, bin_max, 0, 0);
-  try {
-    return msgpack::unpack(reinterpret_cast<const char*>(raw.data()), raw.size(), offset,
-                           reference_buffer, nullptr, limit);
-  } catch (const msgpack::str_size_overflow&) {
-    if (str_max > 0) {
+// A failed read of one envelope element. Only a whole str or bin over its
+// limit is `oversize`; truncation, wrong types and nested containers are
+// `malformed`.
+Error<RecordError> field_error(ReadStatus status, const char* field, const char* expected,
+                               std::size_t limit) {
+  switch (status) {
+    case ReadStatus::truncated:
+      return fail(RecordError::malformed, std::string(field) + ": truncated");
+    case ReadStatus::str_too_long:
       return fail(RecordError::oversize, std::string(field) + ": string longer than " +
-                                             std::to_string(str_max) + " bytes");
-    }
-  } catch (const msgpack::bin_size_overflow&) {
-    if (bin_max > 0) {
-      return fail(RecordError::oversize, std::string(field) + ": longer than " +
-                                             std::to_string(bin_max) + " bytes");
-    }
-  } catch (const msgpack::insufficient_bytes&) {
-    return fail(RecordError::malformed, std::string(field) + ": truncated");
-  } catch (const std::exception&) {
-    // parse errors, containers or ext where a scalar belongs: handled below
+                                             std::to_string(limit) + " bytes");
+    case ReadStatus::bin_too_long:
+      return fail(RecordError::oversize,
+                  std::string(field) + ": longer than " + std::to_string(limit) + " bytes");
+    default:
+      return fail(RecordError::malformed, std::string(field) + ": not a " + expected);
   }
-  return fail(RecordError::malformed, std::string(field) + ": not a " + expected);
 }
 
-Result<std::uint64_t, RecordError> as_uint(const msgpack::object& object, const char* field) {
-  if (object.type != msgpack::type::POSITIVE_INTEGER) {
-    return fail(RecordError::malformed, std::string(field) + ": not a " + kUint);
-  }
-  return object.via.u64;
+Result<std::uint64_t, RecordError> read_uint_field(Reader& reader, const char* field) {
+  std::uint64_t value = 0;
+  ReadStatus status = reader.read_uint(&value);
+  if (status != ReadStatus::ok) return field_error(status, field, kUint, 0);
+  return value;
 }
 
-Status<RecordError> check_origin(RecordKind kind, const std::string& origin) {
+Status<RecordError> check_origin(RecordKind kind, std::string_view origin) {
   if (kind == RecordKind::roster) {
     if (origin != kOperatorOrigin) {
       return fail(RecordError::malformed,
-                  "origin '" + origin + "': a roster record must come from 'operator'");
+                  "origin '" + std::string(origin) + "': a roster record must come from 'operator'");
     }
     return Ok{};
   }
   if (origin == kOperatorOrigin || !is_valid_server_id(origin)) {
-    return fail(RecordError::malformed, "origin '" + origin + "': not a valid server id");
+    return fail(RecordError::malformed, "origin '" + std::string(origin) + "': not a valid server id");
   }
   return Ok{};
 }
 
 // Decodes elements 0..4 (version, kind, origin, seq, timestamp) into `out`.
-Status<RecordError> decode_header_fields(ByteView raw, std::size_t& offset, Envelope& out) {
-  auto version = unpack_field(raw, offset, "format_version", kUint, 0, 0);
+Status<RecordError> decode_header_fields(Reader& reader, EnvelopeView& out) {
+  auto version = read_uint_field(reader, "format_version");
   if (!version) return version.error();
-  auto version_value = as_uint(version->get(), "format_version");
-  if (!version_value) return version_value.error();
-  if (*version_value != kEnvelopeFormatVersion) {
+  if (*version != kEnvelopeFormatVersion) {
     return fail(RecordError::unknown_version,
-                "format_version " + std::to_string(*version_value) + " is not supported");
+                "format_version " + std::to_string(*version) + " is not supported");
   }
-  auto kind = unpack_field(raw, offset, "kind", kUint, 0, 0);
+  auto kind = read_uint_field(reader, "kind");
   if (!kind) return kind.error();
-  auto kind_value = as_uint(kind->get(), "kind");
-  if (!kind_value) return kind_value.error();
-  if (*kind_value != 1 && *kind_value != 2) {
-    return fail(RecordError::unknown_kind, "kind " + std::to_string(*kind_value) + " is unknown");
+  if (*kind != 1 && *kind != 2) {
+    return fail(RecordError::unknown_kind, "kind " + std::to_string(*kind) + " is unknown");
   }
-  out.format_version = kEnvelopeFormatVersion;
-  out.kind = static_cast<RecordKind>(*kind_value);
+  out.kind = static_cast<RecordKind>(*kind);
 
-  auto origin = unpack_field(raw, offset, "origin", "string", kServerIdBytesMax, 0);
-  if (!origin) return origin.error();
-  if (origin->get().type != msgpack::type::STR) {
-    return fail(RecordError::malformed, "origin: not a string");
-  }
-  out.origin.assign(origin->get().via.str.ptr, origin->get().via.str.size);
-  if (auto status = check_origin(out.kind, out.origin); !status) return status;
+  ReadStatus status = reader.read_str(&out.origin, kServerIdBytesMax);
+  if (status != ReadStatus::ok) return field_error(status, "origin", "string", kServerIdBytesMax);
+  if (auto checked = check_origin(out.kind, out.origin); !checked) return checked;
 
-  auto seq = unpack_field(raw, offset, "seq", kUint, 0, 0);
+  auto seq = read_uint_field(reader, "seq");
   if (!seq) return seq.error();
-  auto seq_value = as_uint(seq->get(), "seq");
-  if (!seq_value) return seq_value.error();
-  if (*seq_value == 0) return fail(RecordError::malformed, "seq: must be at least 1");
-  out.seq = *seq_value;
+  if (*seq == 0) return fail(RecordError::malformed, "seq: must be at least 1");
+  out.seq = *seq;
 
-  auto timestamp = unpack_field(raw, offset, "timestamp_ms", kUint, 0, 0);
+  auto timestamp = read_uint_field(reader, "timestamp_ms");
   if (!timestamp) return timestamp.error();
-  auto timestamp_value = as_uint(timestamp->get(), "timestamp_ms");
-  if (!timestamp_value) return timestamp_value.error();
-  if (*timestamp_value > static_cast<std::uint64_t>(std::numeric_limits<UnixMs>::max())) {
+  if (*timestamp > static_cast<std::uint64_t>(std::numeric_limits<UnixMs>::max())) {
     return fail(RecordError::malformed, "timestamp_ms: beyond the signed 64-bit range");
   }
-  out.timestamp_ms = static_cast<UnixMs>(*timestamp_value);
+  out.timestamp_ms = static_cast<UnixMs>(*timestamp);
   return Ok{};
 }
 
 // Decodes elements 5 and 6 (payload, signature) into `out`.
-Status<RecordError> decode_body_fields(ByteView raw, std::size_t& offset, Envelope& out) {
-  auto payload = unpack_field(raw, offset, "payload", "bin", 0, payload_limit(out.kind));
-  if (!payload) return payload.error();
-  if (payload->get().type != msgpack::type::BIN) {
-    return fail(RecordError::malformed, "payload: not a bin");
-  }
-  const auto& bin = payload->get().via.bin;
-  out.payload.assign(bin.ptr, bin.ptr + bin.size);
+Status<RecordError> decode_body_fields(Reader& reader, EnvelopeView& out) {
+  std::size_t limit = payload_limit(out.kind);
+  ReadStatus status = reader.read_bin(&out.payload, limit);
+  if (status != ReadStatus::ok) return field_error(status, "payload", "bin", limit);
 
-  if (offset < raw.size() && raw[offset] != kBin8) {
+  if (!reader.at_end() && reader.peek_byte() != kBin8) {
     return fail(RecordError::malformed, "signature: not a bin 8 of 64 bytes");
   }
-  auto signature = unpack_field(raw, offset, "signature", "bin", 0, kSignatureBytes);
-  if (!signature) {
-    if (signature.code() == RecordError::oversize) {
-      return fail(RecordError::malformed, "signature: longer than 64 bytes");
-    }
-    return signature.error();
+  ByteView signature;
+  status = reader.read_bin(&signature, kSignatureBytes);
+  if (status == ReadStatus::bin_too_long) {
+    return fail(RecordError::malformed, "signature: longer than 64 bytes");
   }
-  if (signature->get().type != msgpack::type::BIN) {
-    return fail(RecordError::malformed, "signature: not a bin");
-  }
-  const auto& sig = signature->get().via.bin;
-  if (sig.size != kSignatureBytes) {
+  if (status != ReadStatus::ok) return field_error(status, "signature", "bin", kSignatureBytes);
+  if (signature.size() != kSignatureBytes) {
     return fail(RecordError::malformed,
-                "signature: " + std::to_string(sig.size) + " bytes, expected 64");
+                "signature: " + std::to_string(signature.size()) + " bytes, expected 64");
   }
-  std::copy(sig.ptr, sig.ptr + sig.size, out.signature.begin());
+  std::copy(signature.begin(), signature.end(), out.signature.begin());
+  return Ok{};
+}
+
+Status<RecordError> verify_signed_part(ByteView signed_part, const Signature& signature,
+                                       std::uint64_t seq, std::string_view origin,
+                                       const PublicKey& key) {
+  if (signed_part.empty() || !verify_detached(key, signed_part, signature)) {
+    return fail(RecordError::bad_signature, "signature of seq " + std::to_string(seq) +
+                                                " from '" + std::string(origin) +
+                                                "' does not verify");
+  }
   return Ok{};
 }
 
@@ -199,6 +165,11 @@ const char* to_string(RecordError error) {
 ByteView Envelope::signed_part() const {
   if (raw.size() < kSignatureFieldBytes) return {};
   return ByteView(raw).first(raw.size() - kSignatureFieldBytes);
+}
+
+ByteView EnvelopeView::signed_part() const {
+  if (raw.size() < kSignatureFieldBytes) return {};
+  return raw.first(raw.size() - kSignatureFieldBytes);
 }
 
 Bytes encode_signed_record(RecordKind kind, const std::string& origin, std::uint64_t seq,
@@ -229,37 +200,53 @@ Bytes encode_signed_record(RecordKind kind, const std::string& origin, std::uint
   return Bytes(begin, begin + buffer.size());
 }
 
-Result<Envelope, RecordError> decode_envelope(ByteView raw) {
+Result<EnvelopeView, RecordError> decode_envelope_view(ByteView raw) {
   if (raw.size() > kRecordBytesMax) {
     return fail(RecordError::oversize, std::to_string(raw.size()) + " bytes, over the limit of " +
                                            std::to_string(kRecordBytesMax));
   }
-  std::size_t offset = 0;
-  std::optional<std::uint64_t> count = read_array_header(raw, offset);
-  if (!count) return fail(RecordError::malformed, "not a msgpack array");
-  if (*count != kEnvelopeElements) {
-    return fail(RecordError::malformed,
-                "array of " + std::to_string(*count) + " elements, expected 7");
+  Reader reader(raw);
+  std::uint32_t count = 0;
+  if (reader.read_array_header(&count) != ReadStatus::ok) {
+    return fail(RecordError::malformed, "not a msgpack array");
   }
+  if (count != kEnvelopeElements) {
+    return fail(RecordError::malformed,
+                "array of " + std::to_string(count) + " elements, expected 7");
+  }
+  EnvelopeView out;
+  if (auto status = decode_header_fields(reader, out); !status) return status.error();
+  if (auto status = decode_body_fields(reader, out); !status) return status.error();
+  if (!reader.at_end()) {
+    return fail(RecordError::malformed,
+                std::to_string(reader.remaining()) + " trailing bytes after the signature");
+  }
+  out.raw = raw;
+  return out;
+}
+
+Result<Envelope, RecordError> decode_envelope(ByteView raw) {
+  auto view = decode_envelope_view(raw);
+  if (!view) return view.error();
   Envelope out;
-  if (auto status = decode_header_fields(raw, offset, out); !status) return status.error();
-  if (auto status = decode_body_fields(raw, offset, out); !status) return status.error();
-  if (offset != raw.size()) {
-    return fail(RecordError::malformed,
-                std::to_string(raw.size() - offset) + " trailing bytes after the signature");
-  }
+  out.kind = view->kind;
+  out.origin.assign(view->origin);
+  out.seq = view->seq;
+  out.timestamp_ms = view->timestamp_ms;
+  out.payload.assign(view->payload.begin(), view->payload.end());
+  out.signature = view->signature;
   out.raw.assign(raw.begin(), raw.end());
   return out;
 }
 
 Status<RecordError> verify_envelope(const Envelope& envelope, const PublicKey& key) {
-  ByteView signed_part = envelope.signed_part();
-  if (signed_part.empty() || !verify_detached(key, signed_part, envelope.signature)) {
-    return fail(RecordError::bad_signature,
-                "signature of seq " + std::to_string(envelope.seq) + " from '" + envelope.origin +
-                    "' does not verify");
-  }
-  return Ok{};
+  return verify_signed_part(envelope.signed_part(), envelope.signature, envelope.seq,
+                            envelope.origin, key);
+}
+
+Status<RecordError> verify_envelope(const EnvelopeView& envelope, const PublicKey& key) {
+  return verify_signed_part(envelope.signed_part(), envelope.signature, envelope.seq,
+                            envelope.origin, key);
 }
 
 }  // namespace mesh

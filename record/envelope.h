@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/bytes.h"
 #include "common/result.h"
@@ -55,6 +56,21 @@ struct Envelope {
   ByteView signed_part() const;
 };
 
+// The same fields as Envelope, as views into the bytes given to
+// decode_envelope_view: no allocation, no copy. Valid only while those bytes
+// live and do not move; for hot paths that decide before they keep.
+struct EnvelopeView {
+  RecordKind kind = RecordKind::report;
+  std::string_view origin;
+  std::uint64_t seq = 0;
+  UnixMs timestamp_ms = 0;
+  ByteView payload;
+  Signature signature{};
+  ByteView raw;
+
+  ByteView signed_part() const;
+};
+
 // Encodes and signs a record. REQUIRES: payload within its kind's limit,
 // origin a valid server id or kOperatorOrigin.
 Bytes encode_signed_record(RecordKind kind, const std::string& origin, std::uint64_t seq,
@@ -62,9 +78,15 @@ Bytes encode_signed_record(RecordKind kind, const std::string& origin, std::uint
 
 // Strict structural decode (no signature check): exactly the documented
 // layout, nothing after it, every field within its limit.
+// Allocates only the result's origin, payload and raw (one copy each).
 Result<Envelope, RecordError> decode_envelope(ByteView raw);
+
+// The same checks and errors as decode_envelope, without copying anything.
+// The view points into `raw`, which must outlive it.
+Result<EnvelopeView, RecordError> decode_envelope_view(ByteView raw);
 
 // Checks the envelope's signature against `key`.
 Status<RecordError> verify_envelope(const Envelope& envelope, const PublicKey& key);
+Status<RecordError> verify_envelope(const EnvelopeView& envelope, const PublicKey& key);
 
 }  // namespace mesh

@@ -1,9 +1,22 @@
 // Report payload decoder: strict structure, then the target rules against
 // the roster when the view is on the current roster version.
+//
+// One pass with the strict cursor of record/msgpack_reader.h decodes and
+// checks every rule in value order, allocating only the reason and the
+// results. The contract (docs/PROTOCOL.md, "Report payload") puts structure
+// first: a payload that is not well-formed msgpack within the limits is
+// refused for that, even if an earlier value already broke a rule. So when
+// the pass fails, a structural walk of the whole payload decides which error
+// is reported. The accepted path never walks twice.
+#include <algorithm>
+#include <bit>
 #include <limits>
-#include <msgpack.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "record/address.h"
+#include "record/msgpack_reader.h"
 #include "record/report.h"
 #include "record/report_layout.h"
 #include "record/roster.h"
@@ -11,73 +24,119 @@
 namespace mesh {
 namespace {
 
-using Object = msgpack::object;
+using msgpack_reader::Reader;
+using msgpack_reader::ReadStatus;
+
+constexpr std::uint64_t kUint64Max = std::numeric_limits<std::uint64_t>::max();
 
 Error<ReportError> fail(ReportError code, const std::string& what) {
   return make_error(code, "report payload: " + what);
 }
 
-Result<const Object*, ReportError> as_array(const Object& o, const char* where, std::size_t count) {
-  if (o.type != msgpack::type::ARRAY)
-    return fail(ReportError::malformed, std::string(where) + ": not an array");
-  if (o.via.array.size != count) {
-    return fail(ReportError::malformed, std::string(where) + ": array of " +
-                                            std::to_string(o.via.array.size) +
-                                            " elements, expected " + std::to_string(count));
+// The structure alone: one msgpack value within the layout's limits
+// (kReportDepthMax, strings, bins and arrays), nothing after it.
+Status<ReportError> check_structure(ByteView payload) {
+  Reader reader(payload);
+  msgpack_reader::SkipLimits limits{kSelfCheckReasonBytesMax, kOkBitmapBytesMax,
+                                    kReportTargetsMax, kReportDepthMax};
+  switch (reader.skip_value(limits)) {
+    case ReadStatus::ok: break;
+    case ReadStatus::too_deep:
+      return fail(ReportError::malformed, "not valid msgpack (nested deeper than the layout)");
+    case ReadStatus::str_too_long:
+      return fail(ReportError::oversize, "self_check.reason: longer than 120 bytes");
+    case ReadStatus::bin_too_long:
+      return fail(ReportError::oversize, "view.ok_bitmap: longer than 512 bytes");
+    case ReadStatus::array_too_long:
+      return fail(ReportError::oversize, "an array longer than 4096 elements");
+    default:
+      return fail(ReportError::malformed,
+                  "not valid msgpack (truncated, too deep or an unused type)");
   }
-  return o.via.array.ptr;
+  if (!reader.at_end()) {
+    return fail(ReportError::malformed, std::to_string(reader.remaining()) + " trailing bytes");
+  }
+  return Ok{};
 }
 
-Result<std::uint64_t, ReportError> as_uint(const Object& o, const std::string& where,
-                                           std::uint64_t max) {
-  if (o.type != msgpack::type::POSITIVE_INTEGER) {
-    return fail(ReportError::malformed, where + ": not a non-negative integer");
+auto named(const char* name) {
+  return [name] { return std::string(name); };
+}
+
+// `where` (a callable giving the field's name) is called only on error, so
+// that the accepted path does not build strings.
+template <class Where>
+Status<ReportError> expect_array(Reader& reader, const Where& where, std::uint32_t count) {
+  std::uint32_t found = 0;
+  if (reader.read_array_header(&found) != ReadStatus::ok) {
+    return fail(ReportError::malformed, where() + ": not an array");
   }
-  if (o.via.u64 > max) {
+  if (found != count) {
+    return fail(ReportError::malformed, where() + ": array of " +
+                                            std::to_string(found) + " elements, expected " +
+                                            std::to_string(count));
+  }
+  return Ok{};
+}
+
+template <class Where>
+Result<std::uint64_t, ReportError> read_uint(Reader& reader, const Where& where,
+                                             std::uint64_t max) {
+  std::uint64_t value = 0;
+  if (reader.read_uint(&value) != ReadStatus::ok) {
+    return fail(ReportError::malformed, where() + ": not a non-negative integer");
+  }
+  if (value > max) {
     return fail(ReportError::impossible_value,
-                where + ": " + std::to_string(o.via.u64) + " is over " + std::to_string(max));
+                where() + ": " + std::to_string(value) + " is over " + std::to_string(max));
   }
-  return o.via.u64;
+  return value;
 }
 
 // A time given as an age before the record timestamp.
-Result<UnixMs, ReportError> as_time(const Object& o, const std::string& where, UnixMs timestamp) {
-  auto age = as_uint(o, where, static_cast<std::uint64_t>(std::max<UnixMs>(timestamp, 0)));
+template <class Where>
+Result<UnixMs, ReportError> read_time(Reader& reader, const Where& where, UnixMs timestamp) {
+  auto age = read_uint(reader, where, static_cast<std::uint64_t>(std::max<UnixMs>(timestamp, 0)));
   if (!age) return age.error();
   return timestamp - static_cast<UnixMs>(*age);
 }
 
-Result<SelfCheck, ReportError> decode_self_check(const Object& o) {
-  auto f = as_array(o, "self_check", kSelfCheckFields);
-  if (!f) return f.error();
-  const Object* fields = *f;
-  if (fields[0].type != msgpack::type::BOOLEAN || fields[1].type != msgpack::type::BOOLEAN) {
+Result<SelfCheck, ReportError> decode_self_check(Reader& reader) {
+  if (auto status = expect_array(reader, named("self_check"), kSelfCheckFields); !status) {
+    return status.error();
+  }
+  SelfCheck out;
+  if (reader.read_bool(&out.listener_ok) != ReadStatus::ok ||
+      reader.read_bool(&out.service_ok) != ReadStatus::ok) {
     return fail(ReportError::malformed, "self_check: listener_ok and service_ok must be booleans");
   }
-  if (fields[2].type != msgpack::type::STR)
+  std::string_view reason;
+  if (reader.read_str(&reason, kSelfCheckReasonBytesMax) != ReadStatus::ok) {
     return fail(ReportError::malformed, "self_check.reason: not a string");
-  SelfCheck out{fields[0].via.boolean, fields[1].via.boolean,
-                std::string(fields[2].via.str.ptr, fields[2].via.str.size)};
-  if (!is_printable_utf8(out.reason)) {
+  }
+  if (!is_printable_utf8(reason)) {
     return fail(ReportError::malformed, "self_check.reason: not printable UTF-8");
   }
+  out.reason.assign(reason);
   return out;
 }
 
-Result<Metrics, ReportError> decode_metrics(const Object& o) {
-  auto f = as_array(o, "metrics", kMetricsFields);
-  if (!f) return f.error();
+Result<Metrics, ReportError> decode_metrics(Reader& reader) {
+  if (auto status = expect_array(reader, named("metrics"), kMetricsFields); !status) {
+    return status.error();
+  }
   static const char* kNames[] = {"cpu_permille",        "memory_used_kib",    "memory_total_kib",
                                  "disk_used_mib",       "disk_total_mib",     "net_rx_bytes_per_s",
                                  "net_tx_bytes_per_s",  "load_average_milli", "uptime_s",
                                  "listener_connections"};
   constexpr std::uint64_t k32 = std::numeric_limits<std::uint32_t>::max();
-  constexpr std::uint64_t k64 = std::numeric_limits<std::uint64_t>::max();
+  constexpr std::uint64_t k64 = kUint64Max;
   static const std::uint64_t kMax[] = {
       kCpuPermilleMax, k64, k64, k64, k64, k64, k64, k32, k64, k32};
   std::uint64_t v[kMetricsFields];
   for (std::size_t i = 0; i < kMetricsFields; ++i) {
-    auto value = as_uint((*f)[i], std::string("metrics.") + kNames[i], kMax[i]);
+    auto where = [i] { return std::string("metrics.") + kNames[i]; };
+    auto value = read_uint(reader, where, kMax[i]);
     if (!value) return value.error();
     v[i] = *value;
   }
@@ -99,130 +158,208 @@ struct TargetRules {
   std::optional<std::uint32_t> origin_index;  // the reporter itself, if known
 };
 
+template <class Where>
 Status<ReportError> check_target(std::uint32_t target, const TargetRules& rules,
-                                 const std::string& where) {
+                                 const Where& where) {
   if (target >= rules.size) {
-    return fail(ReportError::unknown_target, where + ": target " + std::to_string(target) +
+    return fail(ReportError::unknown_target, where() + ": target " + std::to_string(target) +
                                                  " is outside the roster of " +
                                                  std::to_string(rules.size));
   }
   if (rules.origin_index && target == *rules.origin_index) {
     return fail(ReportError::self_target,
-                where + ": target " + std::to_string(target) + " is the reporter itself");
+                where() + ": target " + std::to_string(target) + " is the reporter itself");
   }
   return Ok{};
 }
 
-Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::string& where,
-                                                UnixMs timestamp) {
-  auto f = as_array(o, where.c_str(), kFailureFields);
-  if (!f) return f.error();
-  const Object* fields = *f;
-  ProbeResult r;
-  auto target = as_uint(fields[0], where + ".target", std::numeric_limits<std::uint64_t>::max());
-  if (!target) return target.error();
-  if (*target >= kReportTargetsMax) {
-    return fail(ReportError::unknown_target,
-                where + ".target: " + std::to_string(*target) + " is beyond any roster");
-  }
-  r.target = static_cast<std::uint32_t>(*target);
-  auto streak = as_uint(fields[1], where + ".fail_streak", kStreakMax);
-  if (!streak) return streak.error();
-  if (*streak == 0)
-    return fail(ReportError::impossible_value, where + ".fail_streak: 0 on a failing target");
-  r.fail_streak = static_cast<std::uint32_t>(*streak);
-  auto probe = as_time(fields[2], where + ".last_probe_age_ms", timestamp);
-  if (!probe) return probe.error();
-  r.last_probe_ms = *probe;
-  if (fields[3].type != msgpack::type::NIL) {
-    auto ok = as_time(fields[3], where + ".last_ok_age_ms", timestamp);
-    if (!ok) return ok.error();
-    if (*ok > r.last_probe_ms || *ok <= 0) {
-      return fail(ReportError::impossible_value,
-                  where + ".last_ok_age_ms: after the last probe or at time 0");
-    }
-    r.last_ok_ms = *ok;
-  }
-  auto reason = as_uint(fields[4], where + ".reason", kProbeFailureMax);
-  if (!reason) return reason.error();
-  if (*reason == 0)
-    return fail(ReportError::impossible_value, where + ".reason: none on a failing target");
-  r.reason = static_cast<ProbeFailure>(*reason);
-  return r;
-}
+// The ok targets: a trimmed bitmap and the summary every one of them gets.
+struct OkTargets {
+  ByteView bitmap;
+  std::uint32_t count = 0;  // bits set
+  std::uint32_t streak = 0;
+  UnixMs oldest_ms = 0;
 
-// Expands the bitmap into ok results carrying the summary values.
-Result<std::vector<ProbeResult>, ReportError> decode_ok_targets(const Object* f,
-                                                                const TargetRules& rules,
-                                                                UnixMs timestamp) {
-  if (f[1].type != msgpack::type::BIN)
+  bool has(std::uint32_t target) const {
+    return target / 8 < bitmap.size() && (bitmap[target / 8] >> (target % 8) & 1) != 0;
+  }
+};
+
+// Reads view elements 1..3 and checks every bitmap target against `rules`.
+Result<OkTargets, ReportError> decode_ok_targets(Reader& reader, const TargetRules& rules,
+                                                 UnixMs timestamp) {
+  OkTargets ok;
+  if (reader.read_bin(&ok.bitmap, kOkBitmapBytesMax) != ReadStatus::ok) {
     return fail(ReportError::malformed, "view.ok_bitmap: not a bin");
-  const auto* bits = reinterpret_cast<const std::uint8_t*>(f[1].via.bin.ptr);
-  std::uint32_t bytes = f[1].via.bin.size;
-  if (bytes > 0 && bits[bytes - 1] == 0) {
+  }
+  std::size_t bytes = ok.bitmap.size();
+  if (bytes > 0 && ok.bitmap[bytes - 1] == 0) {
     return fail(ReportError::malformed, "view.ok_bitmap: trailing zero byte (must be trimmed)");
   }
-  auto streak = as_uint(f[2], "view.ok_min_streak", kStreakMax);
+  auto streak = read_uint(reader, named("view.ok_min_streak"), kStreakMax);
   if (!streak) return streak.error();
-  auto oldest = as_time(f[3], "view.ok_oldest_age_ms", timestamp);
+  auto oldest = read_time(reader, named("view.ok_oldest_age_ms"), timestamp);
   if (!oldest) return oldest.error();
   if (bytes == 0 && (*streak != 0 || *oldest != timestamp)) {
     return fail(ReportError::impossible_value, "view: ok summary set but no ok targets");
   }
-  if (bytes > 0 && *streak == 0)
+  if (bytes > 0 && *streak == 0) {
     return fail(ReportError::impossible_value, "view.ok_min_streak: 0 with ok targets");
-  std::vector<ProbeResult> out;
-  for (std::uint32_t i = 0; i < bytes * 8; ++i) {
-    if ((bits[i / 8] >> (i % 8) & 1) == 0) continue;
-    if (auto status = check_target(i, rules, "view.ok_bitmap"); !status) return status.error();
-    out.push_back(ProbeResult{i, 0, static_cast<std::uint32_t>(*streak), *oldest, *oldest,
-                              ProbeFailure::none});
   }
-  return out;
+  ok.streak = static_cast<std::uint32_t>(*streak);
+  ok.oldest_ms = *oldest;
+  for (std::size_t byte = 0; byte < bytes; ++byte) {
+    for (unsigned bits = ok.bitmap[byte]; bits != 0; bits &= bits - 1) {
+      auto target = static_cast<std::uint32_t>(byte * 8 + std::countr_zero(bits));
+      if (auto status = check_target(target, rules, named("view.ok_bitmap")); !status) {
+        return status.error();
+      }
+      ++ok.count;
+    }
+  }
+  return ok;
 }
 
-Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster,
+// One failure entry [target, streak, probe age, ok age | nil, reason].
+Result<ProbeResult, ReportError> decode_failure(Reader& reader, std::uint32_t index,
+                                                UnixMs timestamp) {
+  auto where = [index](const char* field) {
+    return [index, field] {
+      return "view.failures[" + std::to_string(index) + "]" + field;
+    };
+  };
+  if (auto status = expect_array(reader, where(""), kFailureFields); !status) {
+    return status.error();
+  }
+  ProbeResult r;
+  auto target = read_uint(reader, where(".target"), kUint64Max);
+  if (!target) return target.error();
+  if (*target >= kReportTargetsMax) {
+    return fail(ReportError::unknown_target,
+                where(".target")() + ": " + std::to_string(*target) + " is beyond any roster");
+  }
+  r.target = static_cast<std::uint32_t>(*target);
+  auto streak = read_uint(reader, where(".fail_streak"), kStreakMax);
+  if (!streak) return streak.error();
+  if (*streak == 0) {
+    return fail(ReportError::impossible_value, where(".fail_streak")() + ": 0 on a failing target");
+  }
+  r.fail_streak = static_cast<std::uint32_t>(*streak);
+  auto probe = read_time(reader, where(".last_probe_age_ms"), timestamp);
+  if (!probe) return probe.error();
+  r.last_probe_ms = *probe;
+  if (reader.next_is_nil()) {
+    (void)reader.read_nil();
+  } else {
+    auto ok = read_time(reader, where(".last_ok_age_ms"), timestamp);
+    if (!ok) return ok.error();
+    if (*ok > r.last_probe_ms || *ok <= 0) {
+      return fail(ReportError::impossible_value,
+                  where(".last_ok_age_ms")() + ": after the last probe or at time 0");
+    }
+    r.last_ok_ms = *ok;
+  }
+  auto reason = read_uint(reader, where(".reason"), kProbeFailureMax);
+  if (!reason) return reason.error();
+  if (*reason == 0) {
+    return fail(ReportError::impossible_value, where(".reason")() + ": none on a failing target");
+  }
+  r.reason = static_cast<ProbeFailure>(*reason);
+  return r;
+}
+
+// Decodes the failures list into the front of `results`, then merges the ok
+// targets in, in target order, in place.
+Status<ReportError> decode_failures(Reader& reader, const OkTargets& ok,
+                                    const TargetRules& rules, UnixMs timestamp,
+                                    std::vector<ProbeResult>& results) {
+  std::uint32_t count = 0;
+  if (reader.read_array_header(&count, kReportTargetsMax) != ReadStatus::ok ||
+      count > reader.remaining()) {  // each entry takes at least one byte
+    return fail(ReportError::malformed, "view.failures: not an array");
+  }
+  results.resize(std::size_t{ok.count} + count);
+  std::optional<std::uint32_t> both;  // the first target both ok and failing
+  for (std::uint32_t i = 0; i < count; ++i) {
+    auto r = decode_failure(reader, i, timestamp);
+    if (!r) return r.error();
+    auto where = [i] { return "view.failures[" + std::to_string(i) + "]"; };
+    if (auto status = check_target(r->target, rules, where); !status) return status.error();
+    if (i > 0 && r->target <= results[i - 1].target) {
+      ReportError code = r->target == results[i - 1].target
+                             ? ReportError::repeated_target
+                             : ReportError::malformed;
+      return fail(code,
+                  where() + ": target " + std::to_string(r->target) + " repeated or out of order");
+    }
+    if (!both && ok.has(r->target)) both = r->target;
+    results[i] = *r;
+  }
+  if (both) {
+    return fail(ReportError::repeated_target,
+                "view: target " + std::to_string(*both) + " is both ok and failing");
+  }
+  // Merge from the back. The ok entries come from the bitmap, and `out` stays
+  // ahead of the unread failures [0, failure) by the ok entries still to
+  // write, so nothing unread is overwritten.
+  std::size_t out = results.size();
+  std::size_t failure = count;
+  std::int64_t bit = static_cast<std::int64_t>(ok.bitmap.size()) * 8 - 1;
+  auto next_ok = [&] {
+    while (bit >= 0 && !ok.has(static_cast<std::uint32_t>(bit))) --bit;
+  };
+  next_ok();
+  while (out > 0) {
+    if (failure > 0 && (bit < 0 || static_cast<std::int64_t>(results[failure - 1].target) > bit)) {
+      results[--out] = results[--failure];
+    } else {
+      auto target = static_cast<std::uint32_t>(bit--);
+      results[--out] = ProbeResult{target, 0, ok.streak, ok.oldest_ms, ok.oldest_ms,
+                                   ProbeFailure::none};
+      next_ok();
+    }
+  }
+  return Ok{};
+}
+
+Result<ProbeView, ReportError> decode_view(Reader& reader, const Roster& roster,
                                            std::uint32_t origin_index, UnixMs timestamp) {
-  auto f = as_array(o, "view", kViewFields);
-  if (!f) return f.error();
+  if (auto status = expect_array(reader, named("view"), kViewFields); !status) {
+    return status.error();
+  }
   ProbeView view;
-  auto version = as_uint((*f)[0], "view.roster_version", std::numeric_limits<std::uint64_t>::max());
+  auto version = read_uint(reader, named("view.roster_version"), kUint64Max);
   if (!version) return version.error();
   view.roster_version = *version;
   TargetRules rules{kReportTargetsMax, std::nullopt};
   if (view.roster_version == roster.version) {
     rules = {static_cast<std::uint32_t>(roster.servers.size()), origin_index};
   }
-  auto ok = decode_ok_targets(*f, rules, timestamp);
+  auto ok = decode_ok_targets(reader, rules, timestamp);
   if (!ok) return ok.error();
-  const Object& list = (*f)[4];
-  if (list.type != msgpack::type::ARRAY)
-    return fail(ReportError::malformed, "view.failures: not an array");
-  std::vector<ProbeResult> failures;
-  for (std::uint32_t i = 0; i < list.via.array.size; ++i) {
-    std::string where = "view.failures[" + std::to_string(i) + "]";
-    auto r = decode_failure(list.via.array.ptr[i], where, timestamp);
-    if (!r) return r.error();
-    if (auto status = check_target(r->target, rules, where); !status) return status.error();
-    if (!failures.empty() && r->target <= failures.back().target) {
-      ReportError code = r->target == failures.back().target ? ReportError::repeated_target
-                                                             : ReportError::malformed;
-      return fail(code,
-                  where + ": target " + std::to_string(r->target) + " repeated or out of order");
-    }
-    failures.push_back(*r);
-  }
-  // Merge the two sorted lists; a target in both is repeated.
-  std::size_t a = 0, b = 0;
-  while (a < ok->size() || b < failures.size()) {
-    bool take_ok = b == failures.size() || (a < ok->size() && (*ok)[a].target < failures[b].target);
-    if (a < ok->size() && b < failures.size() && (*ok)[a].target == failures[b].target) {
-      return fail(ReportError::repeated_target,
-                  "view: target " + std::to_string(failures[b].target) + " is both ok and failing");
-    }
-    view.results.push_back(take_ok ? (*ok)[a++] : failures[b++]);
+  if (auto status = decode_failures(reader, *ok, rules, timestamp, view.results); !status) {
+    return status.error();
   }
   return view;
+}
+
+// Every rule, in value order; stops at the first broken one.
+Result<Report, ReportError> decode_in_order(ByteView payload, const Roster& roster,
+                                            std::uint32_t origin_index, UnixMs timestamp) {
+  Reader reader(payload);
+  if (auto status = expect_array(reader, named("top level"), kReportFields); !status) {
+    return status.error();
+  }
+  auto self_check = decode_self_check(reader);
+  if (!self_check) return self_check.error();
+  auto metrics = decode_metrics(reader);
+  if (!metrics) return metrics.error();
+  auto view = decode_view(reader, roster, origin_index, timestamp);
+  if (!view) return view.error();
+  if (!reader.at_end()) {
+    return fail(ReportError::malformed, std::to_string(reader.remaining()) + " trailing bytes");
+  }
+  return Report{std::move(*self_check), *metrics, std::move(*view)};
 }
 
 }  // namespace
@@ -230,40 +367,14 @@ Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster
 Result<Report, ReportError> decode_report_payload(ByteView payload, const Roster& roster,
                                                   std::uint32_t origin_index,
                                                   UnixMs record_timestamp_ms) {
-  if (payload.size() > kReportPayloadBytesMax)
+  if (payload.size() > kReportPayloadBytesMax) {
     return fail(ReportError::oversize, "over 65536 bytes");
-  msgpack::unpack_limit limit(kReportTargetsMax, 0, kSelfCheckReasonBytesMax, kOkBitmapBytesMax, 0,
-                              kReportDepthMax);
-  msgpack::object_handle handle;
-  std::size_t offset = 0;
-  try {
-    msgpack::unpack(handle, reinterpret_cast<const char*>(payload.data()), payload.size(), offset,
-                    nullptr, nullptr, limit);
-  } catch (const msgpack::depth_size_overflow&) {
-    return fail(ReportError::malformed, "not valid msgpack (nested deeper than the layout)");
-  } catch (const msgpack::str_size_overflow&) {
-    return fail(ReportError::oversize, "self_check.reason: longer than 120 bytes");
-  } catch (const msgpack::bin_size_overflow&) {
-    return fail(ReportError::oversize, "view.ok_bitmap: longer than 512 bytes");
-  } catch (const msgpack::array_size_overflow&) {
-    return fail(ReportError::oversize, "an array longer than 4096 elements");
-  } catch (const std::exception&) {
-    return fail(ReportError::malformed,
-                "not valid msgpack (truncated, too deep or an unused type)");
   }
-  if (offset != payload.size()) {
-    return fail(ReportError::malformed,
-                std::to_string(payload.size() - offset) + " trailing bytes");
-  }
-  auto f = as_array(handle.get(), "top level", kReportFields);
-  if (!f) return f.error();
-  auto self_check = decode_self_check((*f)[0]);
-  if (!self_check) return self_check.error();
-  auto metrics = decode_metrics((*f)[1]);
-  if (!metrics) return metrics.error();
-  auto view = decode_view((*f)[2], roster, origin_index, record_timestamp_ms);
-  if (!view) return view.error();
-  return Report{std::move(*self_check), *metrics, std::move(*view)};
+  auto report = decode_in_order(payload, roster, origin_index, record_timestamp_ms);
+  if (report) return report;
+  // A structural fault anywhere takes precedence over a broken rule before it.
+  if (auto structure = check_structure(payload); !structure) return structure.error();
+  return report;
 }
 
 }  // namespace mesh
