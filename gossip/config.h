@@ -35,7 +35,7 @@ struct CoreConfig {
   // IHAVE batches leave this often: fewer, fuller frames. The tree carries
   // bodies at once; IHAVE is its repair path, so a few seconds cost little.
   DurationMs announce_interval_ms = 5'000;
-  DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random peer this often
+  DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random SYNC partner this often
   DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
 
   // Dissemination (Plumtree, one tree per origin over a ring overlay).
@@ -43,7 +43,11 @@ struct CoreConfig {
   // PeerSets::reset); a node's overlay degree, and so every tree's starting
   // degree, is about 2 + 2 * eager_fanout.
   std::size_t eager_fanout = 1;
-  std::size_t lazy_fanout = 3;   // random peers that get each tick's IHAVE batch
+  std::size_t lazy_fanout = 3;   // random overlay neighbours that get each IHAVE batch
+  // SYNC partners beyond the overlay neighbours, drawn at random at each
+  // roster change: shortcuts for repair across a broken overlay region,
+  // while every peer a node talks to stays within a bounded set.
+  std::size_t sync_extra_partners = 4;
 
   // Batching: one frame per peer per tick, filled up to frame_budget_bytes
   // (a single larger body still goes, alone, up to kFrameBytesMax).

@@ -44,6 +44,7 @@ void GossipCore::Impl::on_roster_changed() {
   const Roster& roster = *store_.roster();
   self_index_ = roster.index_of(config_.self);
   peers_.reset(roster, self_index_, config_.eager_fanout);
+  peers_.choose_sync_partners(config_.sync_extra_partners, rng_);
   pushed_by_.assign(peers_.slot_count(), std::nullopt);
   // Indices moved: queued work named old indices. SYNC repairs whatever it held.
   outbox_.clear();
@@ -67,7 +68,7 @@ void GossipCore::Impl::on_roster_changed() {
 Entry GossipCore::Impl::entry_of(const StoredRecord& record, bool with_hash) const {
   Entry entry{record.envelope.kind, 0, record.envelope.seq, with_hash ? record.hash32() : 0};
   if (entry.kind == RecordKind::report) {
-    entry.origin = *store_.roster()->index_of(record.envelope.origin);
+    entry.origin = *store_.index_of(record.envelope.origin);
   }
   return entry;
 }
@@ -152,11 +153,9 @@ Effects GossipCore::Impl::load(std::span<const Bytes> stored_records, UnixMs now
   }
   // Erase a refused record's key only if nothing valid is held under it.
   for (auto& [kind, origin] : refused) {
-    const Roster* roster = store_.roster();
-    const bool held = kind == RecordKind::roster
-                          ? store_.roster_record() != nullptr
-                          : roster != nullptr && roster->index_of(origin) &&
-                                store_.report(*roster->index_of(origin)) != nullptr;
+    const auto index = store_.index_of(origin);
+    const bool held = kind == RecordKind::roster ? store_.roster_record() != nullptr
+                                                 : index && store_.report(*index) != nullptr;
     if (!held) effects.erase.emplace_back(kind, origin);
   }
   return effects;
@@ -199,14 +198,26 @@ std::vector<std::uint32_t> GossipCore::eager_peers_for(RecordKind kind, std::uin
   return peers.eager(peers.slot_of(kind, origin));
 }
 
+std::vector<std::uint32_t> GossipCore::sync_partners() const {
+  return impl_->peers_.sync_partners();
+}
+
+std::vector<std::uint32_t> GossipCore::linked_peers() const {
+  std::vector<std::uint32_t> peers;
+  for (const PublicKey& key : impl_->link_.linked_keys()) {
+    if (auto index = impl_->index_of_key(key)) peers.push_back(*index);
+  }
+  std::sort(peers.begin(), peers.end());
+  return peers;
+}
+
 std::optional<std::uint64_t> GossipCore::held_seq(RecordKind kind, std::string_view origin) const {
   const RecordStore& store = impl_->store_;
   if (kind == RecordKind::roster) {
     if (origin != kOperatorOrigin || store.roster_record() == nullptr) return std::nullopt;
     return store.roster_record()->envelope.seq;
   }
-  const Roster* roster = store.roster();
-  const auto index = roster != nullptr ? roster->index_of(origin) : std::nullopt;
+  const auto index = store.index_of(origin);
   const StoredRecord* report = index ? store.report(*index) : nullptr;
   if (report == nullptr) return std::nullopt;
   return report->envelope.seq;

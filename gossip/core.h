@@ -113,6 +113,12 @@ class GossipCore {
   // The current broadcast-tree peers for records of (kind, origin index):
   // the overlay links minus those PRUNEd, plus those GRAFTed.
   std::vector<std::uint32_t> eager_peers_for(RecordKind kind, std::uint32_t origin) const;
+  // The peers this node sends SYNC to: its overlay links plus
+  // sync_extra_partners drawn at the last roster change, ascending.
+  std::vector<std::uint32_t> sync_partners() const;
+  // The members this node holds link session keys with, by roster index,
+  // ascending: the peers it has exchanged frames with since the last roster.
+  std::vector<std::uint32_t> linked_peers() const;
 
  private:
   class Impl;

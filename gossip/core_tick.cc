@@ -33,7 +33,7 @@ void GossipCore::Impl::tick_sync(UnixMs now) {
   }
   if (now < *next_sync_ms_) return;
   next_sync_ms_ = now + config_.sync_interval_ms;
-  const auto peer = peers_.random_peer(rng_);
+  const auto peer = peers_.random_sync_partner(rng_);
   if (!peer) return;
   outbox_.set_sync(*peer, held_entries());
   ++counters_.syncs_sent;
@@ -46,7 +46,7 @@ void GossipCore::Impl::tick_announce(UnixMs now) {
     counters_.announce_dropped += outbox_.add_ihave(peer, {entry});
   }
   announce_tree_.clear();
-  for (std::uint32_t peer : peers_.sample(config_.lazy_fanout, rng_)) {
+  for (std::uint32_t peer : peers_.sample_neighbours(config_.lazy_fanout, rng_)) {
     counters_.announce_dropped += outbox_.add_ihave(peer, announce_);
   }
   announce_.clear();

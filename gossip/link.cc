@@ -167,6 +167,12 @@ Result<Bytes, LinkError> LinkCrypto::open(const PublicKey& peer, const FrameHead
   return plaintext;
 }
 
+std::vector<PublicKey> LinkCrypto::linked_keys() const {
+  std::vector<PublicKey> keys;
+  for (const auto& [key, link] : links_) keys.push_back(key);
+  return keys;
+}
+
 void LinkCrypto::retain_only(std::span<const PublicKey> members) {
   for (auto it = links_.begin(); it != links_.end();) {
     if (!std::binary_search(members.begin(), members.end(), it->first)) {

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "common/bytes.h"
 #include "common/result.h"
@@ -88,6 +89,9 @@ class LinkCrypto {
   void retain_only(std::span<const PublicKey> members);
 
   std::uint64_t frames_sealed() const { return counter_; }
+  // The peers whose session keys are derived (one scalar multiplication
+  // each), ascending. For tests and meshsim: it shows the set stays bounded.
+  std::vector<PublicKey> linked_keys() const;
 
  private:
   struct PeerLink {

@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 
 namespace mesh::gossip {
@@ -73,6 +74,7 @@ void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, st
     }
   }
   trees_.assign(n + 1, neighbours_);
+  sync_partners_ = neighbours_;
 }
 
 std::size_t PeerSets::slot_of(RecordKind kind, std::uint32_t origin) const {
@@ -102,17 +104,21 @@ void PeerSets::make_lazy(std::size_t slot, std::uint32_t peer) {
   if (at != tree.end() && *at == peer) tree.erase(at);
 }
 
-std::vector<std::uint32_t> PeerSets::sample(std::size_t count, Rng& rng) const {
+namespace {
+
+// Up to `count` distinct values of `pool`, uniformly at random.
+std::vector<std::uint32_t> sample_of(const std::vector<std::uint32_t>& pool, std::size_t count,
+                                     Rng& rng) {
   std::vector<std::uint32_t> picked;
-  if (count * 2 < peers_.size()) {
+  if (count * 2 < pool.size()) {
     // Few out of many: draw and redraw repeats (cheaper than copying the pool).
     while (picked.size() < count) {
-      const std::uint32_t peer = peers_[rng.below(peers_.size())];
-      if (std::find(picked.begin(), picked.end(), peer) == picked.end()) picked.push_back(peer);
+      const std::uint32_t value = pool[rng.below(pool.size())];
+      if (std::find(picked.begin(), picked.end(), value) == picked.end()) picked.push_back(value);
     }
     return picked;
   }
-  picked = peers_;
+  picked = pool;
   // Partial Fisher-Yates: the first `count` slots become the sample.
   const std::size_t take = std::min(count, picked.size());
   for (std::size_t i = 0; i < take; ++i) {
@@ -122,9 +128,23 @@ std::vector<std::uint32_t> PeerSets::sample(std::size_t count, Rng& rng) const {
   return picked;
 }
 
-std::optional<std::uint32_t> PeerSets::random_peer(Rng& rng) const {
-  if (peers_.empty()) return std::nullopt;
-  return peers_[rng.below(peers_.size())];
+}  // namespace
+
+void PeerSets::choose_sync_partners(std::size_t extra, Rng& rng) {
+  sync_partners_ = neighbours_;
+  std::vector<std::uint32_t> others;
+  std::set_difference(peers_.begin(), peers_.end(), neighbours_.begin(), neighbours_.end(),
+                      std::back_inserter(others));
+  for (std::uint32_t peer : sample_of(others, extra, rng)) insert_sorted(sync_partners_, peer);
+}
+
+std::vector<std::uint32_t> PeerSets::sample_neighbours(std::size_t count, Rng& rng) const {
+  return sample_of(neighbours_, count, rng);
+}
+
+std::optional<std::uint32_t> PeerSets::random_sync_partner(Rng& rng) const {
+  if (sync_partners_.empty()) return std::nullopt;
+  return sync_partners_[rng.below(sync_partners_.size())];
 }
 
 bool MissingTable::announced(const Entry& entry, std::uint32_t from, UnixMs now,

@@ -48,15 +48,24 @@ class PeerSets {
   void make_eager(std::size_t slot, std::uint32_t peer);
   void make_lazy(std::size_t slot, std::uint32_t peer);
 
-  // Up to `count` distinct peers, uniformly at random.
-  std::vector<std::uint32_t> sample(std::size_t count, Rng& rng) const;
-  // One peer uniformly at random; nullopt with no peers.
-  std::optional<std::uint32_t> random_peer(Rng& rng) const;
+  // Draws the SYNC partners: the overlay neighbours plus up to `extra`
+  // other peers uniformly at random. Called after reset(); the set stays
+  // fixed until the next roster, so a node keeps link keys with about
+  // degree + 2·extra peers instead of every member (docs/PROTOCOL.md, Gossip, §5).
+  void choose_sync_partners(std::size_t extra, Rng& rng);
+  const std::vector<std::uint32_t>& sync_partners() const { return sync_partners_; }
+
+  // Up to `count` distinct overlay neighbours, uniformly at random (the
+  // lazy peers of an IHAVE batch).
+  std::vector<std::uint32_t> sample_neighbours(std::size_t count, Rng& rng) const;
+  // One SYNC partner uniformly at random; nullopt with none.
+  std::optional<std::uint32_t> random_sync_partner(Rng& rng) const;
 
  private:
   std::vector<bool> peer_;                         // by roster index: a member other than self
   std::vector<std::uint32_t> peers_;               // every peer, ascending
   std::vector<std::uint32_t> neighbours_;          // overlay links, ascending
+  std::vector<std::uint32_t> sync_partners_;       // neighbours + random extras, ascending
   std::vector<std::vector<std::uint32_t>> trees_;  // by slot, each ascending
 };
 

@@ -113,22 +113,27 @@ Result<Acceptance, RecordError> RecordStore::accept_roster(Envelope envelope, Un
 
 std::vector<std::pair<RecordKind, ServerId>> RecordStore::install_roster(Roster roster) {
   std::vector<std::pair<RecordKind, ServerId>> erased;
+  std::unordered_map<std::string, std::uint32_t> index_by_id;
+  index_by_id.reserve(roster.servers.size());
+  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) index_by_id.emplace(roster.servers[i].id, i);
   std::vector<std::optional<StoredRecord>> moved(roster.servers.size());
   for (std::size_t old_index = 0; old_index < reports_.size(); ++old_index) {
     auto& slot = reports_[old_index];
     if (!slot) continue;
     const std::string& origin = slot->envelope.origin;
-    const auto index = roster.index_of(origin);
+    const auto found = index_by_id.find(origin);
     // A report stays only if its origin is still a member with the same key
     // (the key that signed it).
-    if (index && roster.servers[*index].key == roster_->servers[old_index].key) {
-      moved[*index] = std::move(slot);
+    if (found != index_by_id.end() &&
+        roster.servers[found->second].key == roster_->servers[old_index].key) {
+      moved[found->second] = std::move(slot);
     } else {
       erased.emplace_back(RecordKind::report, origin);
       ++counters_.records_erased;
     }
   }
   reports_ = std::move(moved);
+  index_by_id_ = std::move(index_by_id);
   roster_ = std::make_shared<const Roster>(std::move(roster));
   return erased;
 }
@@ -139,7 +144,7 @@ Result<Acceptance, RecordError> RecordStore::accept_report(Envelope envelope, Un
     return refuse(RecordError::unknown_origin, &Counters::records_no_roster,
                   "report before any roster is held");
   }
-  const auto index = roster_->index_of(envelope.origin);
+  const auto index = index_of(envelope.origin);
   if (!index) {
     return refuse(RecordError::unknown_origin, &Counters::records_unknown_origin,
                   "report origin " + envelope.origin + " is not in roster " +
@@ -179,6 +184,13 @@ const StoredRecord* RecordStore::report(std::uint32_t index) const {
 
 const StoredRecord* RecordStore::find(RecordKind kind, std::uint32_t origin_index) const {
   return kind == RecordKind::roster ? roster_record() : report(origin_index);
+}
+
+std::optional<std::uint32_t> RecordStore::index_of(std::string_view id) const {
+  // A heterogeneous find needs a transparent hash; one short string per record is cheap.
+  auto it = index_by_id_.find(std::string(id));
+  if (it == index_by_id_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::size_t RecordStore::size() const {

@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -71,6 +73,10 @@ class RecordStore {
   // The report held for roster index `index`, or null.
   const StoredRecord* report(std::uint32_t index) const;
   const StoredRecord* find(RecordKind kind, std::uint32_t origin_index) const;
+  // The roster index of member `id`, or nullopt (no roster, or not a member).
+  // O(1): a hash table built once per roster (Roster::index_of is a linear
+  // scan, too slow for the per-record path).
+  std::optional<std::uint32_t> index_of(std::string_view id) const;
   std::size_t size() const;
 
   // BLAKE2b-256 over (kind, origin id, seq, record hash) of every held
@@ -93,6 +99,7 @@ class RecordStore {
   std::shared_ptr<const Roster> roster_;
   std::optional<StoredRecord> roster_record_;
   std::vector<std::optional<StoredRecord>> reports_;  // by roster index
+  std::unordered_map<std::string, std::uint32_t> index_by_id_;  // roster_'s members
   mutable std::optional<std::array<std::uint8_t, 32>> digest_cache_;
 };
 

@@ -1,6 +1,7 @@
 // A 50-core scenario on the in-test network with a shuffled delivery order:
 // every node reports every 60 s for ten minutes, then the digests must agree.
 // Prints the duplicate-delivery factor (bodies received per useful record).
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -116,6 +117,31 @@ TEST_CASE("50 cores, shuffled delivery: digests converge with few duplicate bodi
   CHECK(steady <= 1.2);
   CHECK(spread_ticks >= 0);
   CHECK(spread_ticks <= 2 * std::log2(double{kNodes}));
+}
+
+TEST_CASE("each core keeps link keys only with its SYNC partners and those that chose it") {
+  // Lazy IHAVE goes to overlay neighbours and SYNC to a fixed partner set,
+  // so link key derivation is O(N * degree) over the fleet, not O(N^2).
+  constexpr std::uint32_t kNodes = 50;
+  Network net(kNodes, 2024);
+  REQUIRE(run_fleet(net, kNodes, 10, 77) >= 0);
+  std::vector<std::vector<std::uint32_t>> allowed(kNodes);
+  for (std::uint32_t i = 0; i < kNodes; ++i) {
+    for (std::uint32_t peer : net.cores[i]->sync_partners()) {
+      allowed[i].push_back(peer);
+      allowed[peer].push_back(i);  // it syncs with us: we answer it
+    }
+  }
+  std::size_t most = 0;
+  for (std::uint32_t i = 0; i < kNodes; ++i) {
+    const auto linked = net.cores[i]->linked_peers();
+    most = std::max(most, linked.size());
+    for (std::uint32_t peer : linked) {
+      CHECK(std::find(allowed[i].begin(), allowed[i].end(), peer) != allowed[i].end());
+    }
+  }
+  std::printf("gossip scenario: at most %zu link keys per core of %u members\n", most, kNodes);
+  CHECK(most < kNodes / 2);
 }
 
 TEST_CASE("the same seed gives the same run, byte for byte") {
