@@ -29,6 +29,12 @@ struct CoreConfig {
   PublicKey operator_key{};       // the only key a roster is accepted from
   std::uint64_t boot_counter = 0; // from storage, +1 at every start: nonces never repeat
 
+  // false: a report's payload is decoded and checked at acceptance as
+  // always, then the decoded form is dropped and HeldRecord::report is null.
+  // For a simulator's nodes whose verdicts are never read: a decoded report
+  // is ~10x its encoding, and N nodes each holding N of them dominate memory.
+  bool hold_decoded_reports = true;
+
   // Timing (all driven by the `now` the shell passes in).
   DurationMs tick_interval_ms = 1'000;    // the shell calls on_tick this often
   DurationMs ihave_timeout_ms = 3'000;    // missing after an IHAVE this long -> GRAFT

@@ -17,7 +17,8 @@ void Effects::merge(Effects&& other) {
 GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier)
     : config_(std::move(config)),
       rng_(seed),
-      store_(config_.operator_key, verifier != nullptr ? *verifier : sodium_verifier_, counters_),
+      store_(config_.operator_key, verifier != nullptr ? *verifier : sodium_verifier_, counters_,
+             config_.hold_decoded_reports),
       link_(config_.node_key, config_.boot_counter) {
   MESH_CHECK(is_valid_server_id(config_.self), "CoreConfig::self is not a valid server id");
   MESH_CHECK(config_.tick_interval_ms > 0 && config_.sync_interval_ms > 0,
@@ -226,7 +227,7 @@ std::optional<std::uint64_t> GossipCore::held_seq(RecordKind kind, std::string_v
 std::optional<HeldRecord> GossipCore::report_of(std::uint32_t index) const {
   const StoredRecord* report = impl_->store_.report(index);
   if (report == nullptr) return std::nullopt;
-  return HeldRecord{&report->envelope, index, &*report->report};
+  return HeldRecord{&report->envelope, index, report->report ? &*report->report : nullptr};
 }
 
 void GossipCore::for_each_record(const std::function<void(const HeldRecord&)>& fn) const {

@@ -54,9 +54,13 @@ struct Effects {
 
 // A record held by the core. Pointers are valid until the next non-const call.
 struct HeldRecord {
-  const Envelope* envelope = nullptr;  // envelope->raw: the exact bytes as received
+  // envelope->raw: the exact bytes as received. envelope->payload is not
+  // kept (it lies inside raw): it is empty.
+  const Envelope* envelope = nullptr;
   std::uint32_t origin_index = 0;      // roster index of the origin (0 for the roster itself)
-  const Report* report = nullptr;      // decoded payload for kind report, null for the roster
+  // Decoded payload for kind report; null for the roster, and for every
+  // record when CoreConfig::hold_decoded_reports is false.
+  const Report* report = nullptr;
 };
 
 class GossipCore {

@@ -15,6 +15,8 @@ RecordHash hash_of(ByteView raw) {
 }
 
 StoredRecord make_stored(Envelope envelope, std::optional<Report> report) {
+  // The payload is a copy of bytes inside raw, and decoded already: drop it.
+  envelope.payload = Bytes{};
   StoredRecord stored{std::move(envelope), {}, std::move(report)};
   stored.hash = hash_of(stored.envelope.raw);
   return stored;
@@ -28,8 +30,11 @@ std::uint32_t StoredRecord::hash32() const {
 }
 
 RecordStore::RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier,
-                         Counters& counters)
-    : operator_key_(operator_key), verifier_(verifier), counters_(counters) {}
+                         Counters& counters, bool hold_decoded_reports)
+    : operator_key_(operator_key),
+      verifier_(verifier),
+      hold_decoded_reports_(hold_decoded_reports),
+      counters_(counters) {}
 
 Error<RecordError> RecordStore::refuse(RecordError code, std::uint64_t Counters::*counter,
                                        std::string message) {
@@ -113,7 +118,7 @@ Result<Acceptance, RecordError> RecordStore::accept_roster(Envelope envelope, Un
 
 std::vector<std::pair<RecordKind, ServerId>> RecordStore::install_roster(Roster roster) {
   std::vector<std::pair<RecordKind, ServerId>> erased;
-  std::unordered_map<std::string, std::uint32_t> index_by_id;
+  std::unordered_map<std::string, std::uint32_t, IdHash, std::equal_to<>> index_by_id;
   index_by_id.reserve(roster.servers.size());
   for (std::uint32_t i = 0; i < roster.servers.size(); ++i) index_by_id.emplace(roster.servers[i].id, i);
   std::vector<std::optional<StoredRecord>> moved(roster.servers.size());
@@ -172,7 +177,9 @@ Result<Acceptance, RecordError> RecordStore::accept_report(Envelope envelope, Un
   }
   ++counters_.records_accepted;
   if (tie_break) ++counters_.records_equivocation_won;
-  reports_[*index] = make_stored(std::move(envelope), std::move(report_payload.value()));
+  std::optional<Report> decoded;
+  if (hold_decoded_reports_) decoded = std::move(report_payload.value());
+  reports_[*index] = make_stored(std::move(envelope), std::move(decoded));
   digest_cache_.reset();
   return Acceptance{RecordKind::report, *index, false, {}};
 }
@@ -187,8 +194,7 @@ const StoredRecord* RecordStore::find(RecordKind kind, std::uint32_t origin_inde
 }
 
 std::optional<std::uint32_t> RecordStore::index_of(std::string_view id) const {
-  // A heterogeneous find needs a transparent hash; one short string per record is cheap.
-  auto it = index_by_id_.find(std::string(id));
+  auto it = index_by_id_.find(id);
   if (it == index_by_id_.end()) return std::nullopt;
   return it->second;
 }

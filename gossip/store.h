@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,7 +36,7 @@ using RecordHash = std::array<std::uint8_t, 32>;  // BLAKE2b-256 of the raw reco
 struct StoredRecord {
   Envelope envelope;
   RecordHash hash{};
-  std::optional<Report> report;  // kind report only
+  std::optional<Report> report;  // kind report only, when the store holds decoded reports
 
   std::uint32_t hash32() const;  // first 4 bytes of `hash`, big-endian
 };
@@ -55,10 +56,18 @@ struct AcceptNote {
   std::uint32_t origin_index = 0;
 };
 
+// Hashes std::string and std::string_view alike, so lookups by view do not allocate.
+struct IdHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+};
+
 class RecordStore {
  public:
-  // `verifier` and `counters` must outlive the store.
-  RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier, Counters& counters);
+  // `verifier` and `counters` must outlive the store. `hold_decoded_reports`
+  // as in CoreConfig: false keeps StoredRecord::report empty.
+  RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier, Counters& counters,
+              bool hold_decoded_reports = true);
 
   // Runs the acceptance path on `raw` at time `now`. Counts the outcome in
   // exactly one records_* counter. Errors: RecordError; a duplicate and a
@@ -95,11 +104,12 @@ class RecordStore {
 
   PublicKey operator_key_;
   SignatureVerifier& verifier_;
+  bool hold_decoded_reports_ = true;
   Counters& counters_;
   std::shared_ptr<const Roster> roster_;
   std::optional<StoredRecord> roster_record_;
   std::vector<std::optional<StoredRecord>> reports_;  // by roster index
-  std::unordered_map<std::string, std::uint32_t> index_by_id_;  // roster_'s members
+  std::unordered_map<std::string, std::uint32_t, IdHash, std::equal_to<>> index_by_id_;  // roster_'s members
   mutable std::optional<std::array<std::uint8_t, 32>> digest_cache_;
 };
 

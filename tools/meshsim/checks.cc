@@ -117,6 +117,7 @@ const verdict::Evaluation* Run::evaluate(SimNode& node) {
   for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
     auto held = node.core->report_of(i);
     if (!held || held->envelope->seq == node.fed_seq[i]) continue;
+    MESH_CHECK(held->report != nullptr, "a checked node holds decoded reports");
     node.evaluator->upsert(
         verdict::ObservedReport{i, held->envelope->timestamp_ms, *held->report});
     node.fed_seq[i] = held->envelope->seq;

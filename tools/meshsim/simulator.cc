@@ -143,6 +143,9 @@ void Run::start_agent(SimNode& node, bool fresh_install) {
   config.eager_fanout = scenario_.sim.eager_fanout;
   config.lazy_fanout = scenario_.sim.lazy_fanout;
   config.sync_interval_ms = scenario_.sim.sync_interval_ms;
+  // Only checked nodes' verdicts are read: the others check every payload
+  // at acceptance but need not hold N decoded reports (docs/SIMULATOR.md, Performance).
+  config.hold_decoded_reports = node.checked;
   node.core = std::make_unique<gossip::GossipCore>(
       config, mix(scenario_.seed, (std::uint64_t{node.index} << 20) + node.boot_counter), &verifier_);
   node.prober.clear();
