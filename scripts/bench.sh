@@ -8,7 +8,7 @@ build=${1:-build/release}
 
 run_bench() {
   "$build/bench/$1" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-    --benchmark_display_aggregates_only=true 2>&1 | grep -E "^(Benchmark|-|BM_).*(median|Benchmark|---)"
+    --benchmark_display_aggregates_only=true 2>/dev/null | grep -E "^(Benchmark|BM_.*_median)"
 }
 
 echo "== verdict engine (bench/verdict_bench)"
@@ -16,10 +16,13 @@ run_bench verdict_bench
 echo
 echo "== record decoding (bench/record_bench)"
 run_bench record_bench
-for n in 100 1000; do
+sim() {
   echo
-  echo "== meshsim: $n nodes, 15 countries, lossy links, 1 simulated hour"
-  /usr/bin/time -f "wall %es, peak RSS %MKB" \
-    "$build/tools/meshsim/meshsim" --nodes "$n" --countries 15 --scenario lossy --duration 1h \
-    --seed 1 --timing
-done
+  echo "== meshsim $*"
+  /usr/bin/time -f "wall %es, user %Us, peak RSS %MKB" \
+    "$build/tools/meshsim/meshsim" --countries 15 --seed 1 --timing "$@" || true
+}
+sim --scenario dissemination --nodes 100
+sim --scenario dissemination --nodes 1000   # about 3-4 minutes
+sim --scenario lossy --nodes 100 --duration 1h
+sim --scenario unreliable-witness
