@@ -50,8 +50,8 @@ echo "operator public key: $operator_pub"
 "$meshctl" roster show --file "$demo/roster.signed" --operator-key "$operator_pub" | head -20
 echo "(full roster: $meshctl roster show --file $demo/roster.signed --operator-key $operator_pub)"
 
-say "2. The simulator: 60 nodes in 5 countries, RU blocks two servers (virtual time, seed 7)"
-"$meshsim" --nodes 60 --countries 5 --scenario country-block --seed 7
+say "2. The simulator: 60 nodes in 6 countries, RU blocks two servers from 5m to 20m (virtual time, seed 7)"
+"$meshsim" --nodes 60 --countries 6 --scenario country-block --seed 7
 
 say "What you just saw"
 cat <<MSG

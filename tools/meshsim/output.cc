@@ -102,6 +102,35 @@ std::string to_json(const RunResult& r, bool timing) {
   return out.dump(1) + "\n";
 }
 
+namespace {
+
+// What the first listed node shows at a snapshot: every server that is not
+// ok, with the split of the vote by observer country, and degraded routes.
+// (Every evaluated node shows the same when verdict_groups is 1.)
+std::string snapshot_verdict_lines(const Snapshot& s) {
+  std::string out;
+  for (const NodeSnapshot& node : s.nodes) {
+    if (node.verdict_digest.empty()) continue;
+    for (const ServerBrief& server : node.servers) {
+      if (server.status == verdict::ServerStatus::ok) continue;
+      out += "    " + node.id + " sees " + server.id + ": " + verdict::to_string(server.status) + ", " +
+             std::to_string(server.failing) + " of " + std::to_string(server.eligible) +
+             " witnesses failing; by country:";
+      for (const verdict::CountryTally& c : server.by_country) {
+        out += " " + c.country + " " + std::to_string(c.failing) + "/" + std::to_string(c.eligible);
+      }
+      out += "\n";
+    }
+    for (const RouteBrief& route : node.routes) {
+      if (route.degraded) out += "    " + node.id + " sees route " + route.route_id + " degraded\n";
+    }
+    break;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string to_summary(const RunResult& r, bool timing) {
   std::string out;
   char line[512];
@@ -118,6 +147,7 @@ std::string to_summary(const RunResult& r, bool timing) {
     add("  snapshot %s: %u running, %u digest group(s), %u evaluated, %u verdict group(s)\n",
         format_duration(s.at_ms).c_str(), s.running_nodes, s.digest_groups, s.evaluated_nodes,
         s.verdict_groups);
+    out += snapshot_verdict_lines(s);
   }
   add("  false verdicts: %" PRIu64 " (grace %s)\n", r.false_verdicts,
       format_duration(r.false_verdict_grace_ms).c_str());
