@@ -110,6 +110,12 @@ bool is_printable_utf8(std::string_view text) {
   return true;
 }
 
+std::string format_endpoint(const Endpoint& endpoint) {
+  bool v6 = endpoint.host.find(':') != std::string::npos;
+  std::string host = v6 ? "[" + endpoint.host + "]" : endpoint.host;
+  return host + ":" + std::to_string(endpoint.port);
+}
+
 std::optional<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_port) {
   std::string_view host = text;
   std::string_view port_text;

@@ -105,5 +105,7 @@ Result<Roster, RosterError> decode_roster_payload(ByteView payload, std::uint64_
 
 // Parses "host:port" or "[v6]:port"; a missing port takes `default_port`.
 std::optional<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_port);
+// The inverse: "host:port", IPv6 hosts in brackets ("[::1]:7946").
+std::string format_endpoint(const Endpoint& endpoint);
 
 }  // namespace mesh

@@ -219,12 +219,6 @@ std::string quoted(std::string_view text) {
   return out + "\"";
 }
 
-std::string endpoint_text(const Endpoint& endpoint) {
-  bool v6 = endpoint.host.find(':') != std::string::npos;
-  std::string host = v6 ? "[" + endpoint.host + "]" : endpoint.host;
-  return host + ":" + std::to_string(endpoint.port);
-}
-
 }  // namespace
 
 Result<Roster, RosterError> roster_from_toml(std::string_view text,
@@ -255,8 +249,8 @@ std::string roster_to_toml(const Roster& roster) {
   }
   for (const ServerEntry& s : roster.servers) {
     out += "\n[[servers]]\nid = " + quoted(s.id) + "\ncountry = " + quoted(s.country) +
-           "\nprobe = " + quoted(endpoint_text(s.probe)) + "\nsni = " + quoted(s.sni) +
-           "\ngossip = " + quoted(endpoint_text(s.gossip)) +
+           "\nprobe = " + quoted(format_endpoint(s.probe)) + "\nsni = " + quoted(s.sni) +
+           "\ngossip = " + quoted(format_endpoint(s.gossip)) +
            "\nkey = " + quoted(public_key_to_hex(s.key)) + "\nroutes = [";
     for (std::size_t i = 0; i < s.routes.size(); ++i) out += (i ? ", " : "") + quoted(s.routes[i]);
     out += "]\n";

@@ -78,6 +78,16 @@ TEST_CASE("parse_endpoint") {
   CHECK_FALSE(parse_endpoint(std::string(254, 'a'), 443).has_value());
 }
 
+TEST_CASE("format_endpoint brackets IPv6 hosts and round-trips through parse_endpoint") {
+  for (const Endpoint& e : {Endpoint{"vpn.example.com", 443}, Endpoint{"192.0.2.1", 7946},
+                            Endpoint{"2001:db8::1", 7946}, Endpoint{"::1", 1}}) {
+    CAPTURE(e.host);
+    CHECK(parse_endpoint(format_endpoint(e), 9) == e);
+  }
+  CHECK(format_endpoint({"2001:db8::1", 7946}) == "[2001:db8::1]:7946");
+  CHECK(format_endpoint({"vpn.example.com", 443}) == "vpn.example.com:443");
+}
+
 TEST_CASE("host, DNS name, IP literal and text rules") {
   CHECK(is_dns_name("a"));
   CHECK(is_dns_name("www.Example-1.com"));

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "record/parameters.h"
 #include "storage/store.h"
 #include "storage/txn.h"
 
@@ -101,24 +102,14 @@ nlohmann::json roster_to_json(const Roster& roster) {
   for (const ServerEntry& s : roster.servers) {
     servers.push_back({{"id", s.id},
                        {"country", s.country},
-                       {"probe", s.probe.host + ":" + std::to_string(s.probe.port)},
+                       {"probe", format_endpoint(s.probe)},
                        {"sni", s.sni},
-                       {"gossip", s.gossip.host + ":" + std::to_string(s.gossip.port)},
+                       {"gossip", format_endpoint(s.gossip)},
                        {"key", public_key_to_hex(s.key)},
                        {"routes", s.routes}});
   }
-  const Parameters& p = roster.params;
-  nlohmann::json params = {{"report_interval_ms", p.report_interval_ms},
-                           {"stale_after_ms", p.stale_after_ms},
-                           {"probe_interval_ms", p.probe_interval_ms},
-                           {"fail_streak", p.fail_streak},
-                           {"unreliable_fraction_permille", p.unreliable_fraction_permille},
-                           {"unreliable_min_targets", p.unreliable_min_targets},
-                           {"witnesses_per_country", p.witnesses_per_country},
-                           {"quorum_witnesses", p.quorum_witnesses},
-                           {"epoch_ms", p.epoch_ms},
-                           {"max_clock_skew_ms", p.max_clock_skew_ms},
-                           {"probe_bytes_per_day_max", p.probe_bytes_per_day_max}};
+  nlohmann::json params = nlohmann::json::object();
+  for (const ParameterSpec& spec : parameter_specs()) params[spec.name] = spec.get(roster.params);
   return {{"version", roster.version}, {"routes", routes}, {"servers", servers}, {"params", params}};
 }
 
