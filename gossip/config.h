@@ -44,11 +44,10 @@ struct CoreConfig {
   DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random SYNC partner this often
   DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
 
-  // Dissemination (Plumtree, one tree per origin over a ring overlay).
-  // eager_fanout: chords each member adds to the ring overlay (see
-  // PeerSets::reset); a node's overlay degree, and so every tree's starting
-  // degree, is about 2 + 2 * eager_fanout.
-  std::size_t eager_fanout = 1;
+  // Dissemination (Plumtree, one tree per origin over the overlay).
+  // overlay_rings: rings in the overlay (see PeerSets::reset); every node's
+  // overlay degree, and so every tree's starting degree, is 2 * overlay_rings.
+  std::size_t overlay_rings = 2;
   std::size_t lazy_fanout = 3;   // random overlay neighbours that get each IHAVE batch
   // SYNC partners beyond the overlay neighbours, drawn at random at each
   // roster change: shortcuts for repair across a broken overlay region,

@@ -25,10 +25,9 @@ GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier*
              "CoreConfig intervals must be positive");
 }
 
-Result<const StoredRecord*, RecordError> GossipCore::Impl::store_record(Bytes raw, UnixMs now,
-                                                                         Effects& effects,
-                                                                         AcceptNote* note) {
-  auto accepted = store_.accept(std::move(raw), now, note);
+Result<std::shared_ptr<const StoredRecord>, RecordError> GossipCore::Impl::store_record(
+    ByteView raw, UnixMs now, Effects& effects, AcceptNote* note) {
+  auto accepted = store_.accept(raw, now, note);
   if (!accepted.ok()) return accepted.error();
   const Acceptance& acceptance = accepted.value();
   if (acceptance.roster_changed) {
@@ -36,7 +35,7 @@ Result<const StoredRecord*, RecordError> GossipCore::Impl::store_record(Bytes ra
     effects.erase.insert(effects.erase.end(), acceptance.erased.begin(), acceptance.erased.end());
     on_roster_changed();
   }
-  const StoredRecord* record = store_.find(acceptance.kind, acceptance.origin_index);
+  auto record = store_.shared(acceptance.kind, acceptance.origin_index);
   MESH_CHECK(record != nullptr, "accepted record not held");
   return record;
 }
@@ -44,7 +43,7 @@ Result<const StoredRecord*, RecordError> GossipCore::Impl::store_record(Bytes ra
 void GossipCore::Impl::on_roster_changed() {
   const Roster& roster = *store_.roster();
   self_index_ = roster.index_of(config_.self);
-  peers_.reset(roster, self_index_, config_.eager_fanout);
+  peers_.reset(roster, self_index_, config_.overlay_rings);
   peers_.choose_sync_partners(config_.sync_extra_partners, rng_);
   pushed_by_.assign(peers_.slot_count(), std::nullopt);
   // Indices moved: queued work named old indices. SYNC repairs whatever it held.
@@ -67,7 +66,7 @@ void GossipCore::Impl::on_roster_changed() {
 }
 
 Entry GossipCore::Impl::entry_of(const StoredRecord& record, bool with_hash) const {
-  Entry entry{record.envelope.kind, 0, record.envelope.seq, with_hash ? record.hash32() : 0};
+  Entry entry{record.envelope.kind, 0, record.envelope.seq, with_hash ? record.fingerprint32() : 0};
   if (entry.kind == RecordKind::report) {
     entry.origin = *store_.index_of(record.envelope.origin);
   }
@@ -80,7 +79,7 @@ std::vector<Entry> GossipCore::Impl::held_entries() const {
   const Roster* roster = store_.roster();
   for (std::uint32_t i = 0; roster != nullptr && i < roster->servers.size(); ++i) {
     if (const StoredRecord* report = store_.report(i)) {
-      entries.push_back(Entry{RecordKind::report, i, report->envelope.seq, report->hash32()});
+      entries.push_back(Entry{RecordKind::report, i, report->envelope.seq, report->fingerprint32()});
     }
   }
   return entries;
@@ -97,36 +96,38 @@ std::optional<std::uint32_t> GossipCore::Impl::index_of_key(const PublicKey& key
   return std::nullopt;
 }
 
-void GossipCore::Impl::queue_body(std::uint32_t peer, const StoredRecord& record, bool repair) {
-  // One shared copy of the bytes however many peers it is queued for.
-  auto raw = std::make_shared<const Bytes>(record.envelope.raw);
-  if (!outbox_.add_body(peer, std::move(raw), repair, config_.peer_queue_bytes_max)) {
+void GossipCore::Impl::queue_body(std::uint32_t peer, RecordKind kind, std::uint32_t origin,
+                                  bool repair) {
+  auto record = store_.shared(kind, origin);
+  MESH_CHECK(record != nullptr, "queue_body of a record not held");
+  // The held record's own bytes, shared however many peers it is queued for.
+  if (!outbox_.add_body(peer, bytes_of(record), repair, config_.peer_queue_bytes_max)) {
     ++counters_.outbox_dropped;
   }
 }
 
-void GossipCore::Impl::spread(const StoredRecord& record, std::optional<std::uint32_t> from,
-                              Spread how) {
+void GossipCore::Impl::spread(const std::shared_ptr<const StoredRecord>& record,
+                              std::optional<std::uint32_t> from, Spread how) {
   if (how == Spread::none || !self_index_) return;
-  const Entry entry = entry_of(record, false);
+  const Entry entry = entry_of(*record, false);
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
   if (how == Spread::push) {
-    auto raw = std::make_shared<const Bytes>(record.envelope.raw);
-    for (std::uint32_t peer : peers_.eager(slot)) {
-      if (from && peer == *from) continue;
+    const RecordBytes raw = bytes_of(record);
+    peers_.for_each_eager(slot, [&](std::uint32_t peer) {
+      if (from && peer == *from) return;
       if (!outbox_.add_body(peer, raw, false, config_.peer_queue_bytes_max)) {
         ++counters_.outbox_dropped;
       }
-    }
+    });
   } else {
-    for (std::uint32_t peer : peers_.eager(slot)) {
-      if (from && peer == *from) continue;
+    peers_.for_each_eager(slot, [&](std::uint32_t peer) {
+      if (from && peer == *from) return;
       if (announce_tree_.size() >= config_.announce_queue_max) {
         ++counters_.announce_dropped;
-        break;
+        return;
       }
       announce_tree_.emplace_back(peer, entry);
-    }
+    });
   }
   if (announce_.size() >= config_.announce_queue_max) {
     announce_.erase(announce_.begin());
@@ -162,14 +163,14 @@ Effects GossipCore::Impl::load(std::span<const Bytes> stored_records, UnixMs now
   return effects;
 }
 
-Result<Effects, RecordError> GossipCore::Impl::publish(Bytes raw_record, UnixMs now) {
+Result<Effects, RecordError> GossipCore::Impl::publish(ByteView raw_record, UnixMs now) {
   Effects effects;
-  auto stored = store_record(std::move(raw_record), now, effects, nullptr);
+  auto stored = store_record(raw_record, now, effects, nullptr);
   if (!stored.ok()) return stored.error();
-  effects.persist.push_back(stored.value()->envelope.raw);
+  effects.persist.push_back(bytes_of(stored.value()));
   const Entry entry = entry_of(*stored.value(), false);
   if (self_index_) pushed_by_[peers_.slot_of(entry.kind, entry.origin)].reset();
-  spread(*stored.value(), std::nullopt, Spread::push);
+  spread(stored.value(), std::nullopt, Spread::push);
   return effects;
 }
 
@@ -182,8 +183,8 @@ GossipCore::~GossipCore() = default;
 Effects GossipCore::load(std::span<const Bytes> stored_records, UnixMs now) {
   return impl_->load(stored_records, now);
 }
-Result<Effects, RecordError> GossipCore::publish(Bytes raw_record, UnixMs now) {
-  return impl_->publish(std::move(raw_record), now);
+Result<Effects, RecordError> GossipCore::publish(ByteView raw_record, UnixMs now) {
+  return impl_->publish(raw_record, now);
 }
 Effects GossipCore::on_message(ByteView frame, UnixMs now) { return impl_->on_message(frame, now); }
 Effects GossipCore::on_tick(UnixMs now) { return impl_->on_tick(now); }
@@ -227,7 +228,7 @@ std::optional<std::uint64_t> GossipCore::held_seq(RecordKind kind, std::string_v
 std::optional<HeldRecord> GossipCore::report_of(std::uint32_t index) const {
   const StoredRecord* report = impl_->store_.report(index);
   if (report == nullptr) return std::nullopt;
-  return HeldRecord{&report->envelope, index, report->report ? &*report->report : nullptr};
+  return HeldRecord{&report->envelope, index, report->report.get()};
 }
 
 void GossipCore::for_each_record(const std::function<void(const HeldRecord&)>& fn) const {

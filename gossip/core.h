@@ -44,7 +44,9 @@ struct Outgoing {
 
 struct Effects {
   std::vector<Outgoing> send;   // at most one frame per peer per call
-  std::vector<Bytes> persist;   // raw records to store, keyed by (kind, origin); each replaces the held one
+  // Raw records to store, keyed by (kind, origin); each replaces the held
+  // one. Shared, immutable bytes: the core keeps them too.
+  std::vector<std::shared_ptr<const Bytes>> persist;
   std::vector<std::pair<RecordKind, ServerId>> erase;  // stored records to delete
   bool roster_changed = false;  // a new roster was accepted (indices may have moved)
 
@@ -81,7 +83,7 @@ class GossipCore {
   // A record made here: this node's own report, or an operator roster handed
   // in by meshctl. Same acceptance path as a record from the network; on
   // success it is persisted and disseminated. The error names why it was refused.
-  Result<Effects, RecordError> publish(Bytes raw_record, UnixMs now);
+  Result<Effects, RecordError> publish(ByteView raw_record, UnixMs now);
 
   // A frame from the network, as received (the sender is authenticated by the
   // frame itself, so no `from` is taken). Bad frames are dropped and counted

@@ -31,7 +31,7 @@ class GossipCore::Impl {
   Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier);
 
   Effects load(std::span<const Bytes> stored_records, UnixMs now);
-  Result<Effects, RecordError> publish(Bytes raw_record, UnixMs now);
+  Result<Effects, RecordError> publish(ByteView raw_record, UnixMs now);
   Effects on_message(ByteView frame, UnixMs now);
   Effects on_tick(UnixMs now);
 
@@ -57,14 +57,17 @@ class GossipCore::Impl {
   // which tree edge is redundant, and pruning then could cut our only link.
   std::vector<std::optional<std::uint32_t>> pushed_by_;
   std::optional<UnixMs> next_sync_ms_;
+  Bytes plaintext_;  // the frame being applied (its bodies view into it); capacity reused
   UnixMs next_announce_ms_ = 0;
 
   // core.cc
-  Result<StoredRecord const*, RecordError> store_record(Bytes raw, UnixMs now, Effects& effects,
-                                                        AcceptNote* note);
+  Result<std::shared_ptr<const StoredRecord>, RecordError> store_record(ByteView raw, UnixMs now,
+                                                                        Effects& effects,
+                                                                        AcceptNote* note);
   void on_roster_changed();
-  void spread(const StoredRecord& record, std::optional<std::uint32_t> from, Spread how);
-  void queue_body(std::uint32_t peer, const StoredRecord& record, bool repair);
+  void spread(const std::shared_ptr<const StoredRecord>& record, std::optional<std::uint32_t> from,
+              Spread how);
+  void queue_body(std::uint32_t peer, RecordKind kind, std::uint32_t origin, bool repair);
   Entry entry_of(const StoredRecord& record, bool with_hash) const;
   std::vector<Entry> held_entries() const;
   std::optional<std::uint32_t> index_of_key(const PublicKey& key) const;

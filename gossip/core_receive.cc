@@ -35,12 +35,12 @@ Effects GossipCore::Impl::on_message(ByteView frame, UnixMs now) {
   for (std::uint32_t index : candidates->second) {
     if (self_index_ && index == *self_index_) continue;
     const PublicKey sender = roster->servers[index].key;
-    auto plaintext = link_.open(sender, header.value(), frame);
-    if (!plaintext.ok()) {
-      last = plaintext.code();
+    auto opened = link_.open_into(sender, header.value(), frame, plaintext_);
+    if (!opened.ok()) {
+      last = opened.code();
       continue;
     }
-    auto content = decode_frame_content(plaintext.value());
+    auto content = decode_frame_content(plaintext_);
     if (!content.ok()) {
       ++counters_.frames_malformed;
       return effects;
@@ -96,7 +96,7 @@ void GossipCore::Impl::apply_versions(std::uint32_t from, std::uint64_t their_ve
     auto it = roster_offered_ms_.find(key);
     if (it == roster_offered_ms_.end() || now - it->second >= config_.roster_offer_interval_ms) {
       roster_offered_ms_[key] = now;
-      queue_body(from, *store_.roster_record(), true);
+      queue_body(from, RecordKind::roster, 0, true);
       ++counters_.roster_offers_sent;
     }
   }
@@ -122,7 +122,7 @@ void GossipCore::Impl::apply_grafts(std::uint32_t from, const std::vector<Entry>
     if (held == nullptr) continue;
     // The edge joins this origin's tree on our side too.
     peers_.make_eager(peers_.slot_of(entry.kind, entry.origin), from);
-    if (held->envelope.seq >= entry.seq) queue_body(from, *held, true);
+    if (held->envelope.seq >= entry.seq) queue_body(from, entry.kind, entry.origin, true);
   }
 }
 
@@ -130,7 +130,7 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs no
                                   Effects& effects) {
   ++(body.repair ? counters_.bodies_repair_received : counters_.bodies_pushed_received);
   AcceptNote note;
-  auto stored = store_record(std::move(body.raw), now, effects, &note);
+  auto stored = store_record(body.raw, now, effects, &note);
   const auto from = index_of_key(sender);  // after a roster change, the new index (or none)
   if (!stored.ok()) {
     // A pushed copy we did not need, while ours came down the tree from
@@ -146,7 +146,7 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs no
   }
   ++counters_.bodies_useful;
   const StoredRecord& record = *stored.value();
-  effects.persist.push_back(record.envelope.raw);
+  effects.persist.push_back(bytes_of(stored.value()));
   const Entry entry = entry_of(record, false);
   const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
@@ -154,7 +154,7 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs no
   if (!body.repair && from && !peers_.is_eager(slot, *from)) {
     peers_.make_eager(slot, *from);  // it pushes to us: keep the tree edge symmetric
   }
-  spread(record, from, (!body.repair || grafted) ? Spread::push : Spread::announce);
+  spread(stored.value(), from, (!body.repair || grafted) ? Spread::push : Spread::announce);
 }
 
 void GossipCore::Impl::apply_ihave(std::uint32_t from, const std::vector<Entry>& entries,
@@ -178,7 +178,7 @@ void GossipCore::Impl::apply_ihave(std::uint32_t from, const std::vector<Entry>&
 void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& digest) {
   ++counters_.syncs_received;
   std::vector<Entry> wanted;           // what the asker holds newer (or different)
-  std::vector<const StoredRecord*> give;  // what we hold newer (or different)
+  std::vector<std::pair<RecordKind, std::uint32_t>> give;  // what we hold newer (or different)
   std::vector<bool> named;  // report origins the asker listed
   const Roster& roster = *store_.roster();
   named.resize(roster.servers.size(), false);
@@ -190,24 +190,23 @@ void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& 
     if (held == nullptr || held->envelope.seq < entry.seq) {
       wanted.push_back(entry);
     } else if (held->envelope.seq > entry.seq) {
-      give.push_back(held);
-    } else if (held->hash32() != entry.hash32) {
+      give.emplace_back(entry.kind, entry.origin);
+    } else if (held->fingerprint32() != entry.hash32) {
       // Equal seq, different records: each side sends its own and the
       // tie-break keeps the smaller on both.
-      give.push_back(held);
+      give.emplace_back(entry.kind, entry.origin);
       wanted.push_back(entry);
     }
   }
-  if (const StoredRecord* held = store_.roster_record(); held && !roster_named) give.push_back(held);
+  if (store_.roster_record() != nullptr && !roster_named) give.emplace_back(RecordKind::roster, 0);
   for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
-    const StoredRecord* held = store_.report(i);
-    if (held != nullptr && !named[i]) give.push_back(held);
+    if (store_.report(i) != nullptr && !named[i]) give.emplace_back(RecordKind::report, i);
   }
   std::size_t bytes = 0;
-  for (const StoredRecord* record : give) {
-    bytes += record->envelope.raw.size();
+  for (const auto& [kind, origin] : give) {
+    bytes += store_.find(kind, origin)->envelope.raw.size();
     if (bytes > config_.sync_reply_bytes_max) break;  // the rest on the next round
-    queue_body(from, *record, true);
+    queue_body(from, kind, origin, true);
   }
   if (!wanted.empty()) outbox_.set_sync_reply(from, std::move(wanted));
 }
@@ -220,7 +219,7 @@ void GossipCore::Impl::apply_sync_reply(std::uint32_t from, const std::vector<En
     if (held == nullptr || held->envelope.seq < entry.seq) continue;
     bytes += held->envelope.raw.size();
     if (bytes > config_.sync_reply_bytes_max) break;
-    queue_body(from, *held, true);
+    queue_body(from, entry.kind, entry.origin, true);
   }
 }
 

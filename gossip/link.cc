@@ -127,27 +127,37 @@ LinkCrypto::PeerLink* LinkCrypto::link_for(const PublicKey& peer) {
   return &links_.emplace(peer, link).first->second;
 }
 
-Result<Bytes, LinkError> LinkCrypto::seal(const PublicKey& peer, ByteView plaintext) {
+Status<LinkError> LinkCrypto::seal_in_place(const PublicKey& peer, Bytes& frame) {
+  MESH_CHECK(frame.size() >= kFrameHeaderBytes, "seal_in_place without header room");
   PeerLink* link = link_for(peer);
   if (link == nullptr) return make_error(LinkError::bad_key, "peer key has no X25519 form");
   const std::uint64_t counter = counter_++;
-  Bytes frame(kFrameHeaderBytes + plaintext.size() + kFrameTagBytes);
   frame[0] = kFrameMagic;
   put_u64(&frame[1], key_id_of(self_public_));
   put_u64(&frame[9], boot_);
   put_u64(&frame[17], counter);
+  const std::size_t plaintext_size = frame.size() - kFrameHeaderBytes;
+  frame.resize(frame.size() + kFrameTagBytes);
   const auto nonce = make_nonce(boot_, counter);
   unsigned long long written = 0;
-  crypto_aead_xchacha20poly1305_ietf_encrypt(frame.data() + kFrameHeaderBytes, &written,
-                                             plaintext.data(), plaintext.size(), frame.data(),
+  std::uint8_t* text = frame.data() + kFrameHeaderBytes;  // libsodium allows c == m
+  crypto_aead_xchacha20poly1305_ietf_encrypt(text, &written, text, plaintext_size, frame.data(),
                                              kFrameHeaderBytes, nullptr, nonce.data(),
                                              link->tx.data());
-  MESH_CHECK(written == plaintext.size() + kFrameTagBytes, "AEAD output size");
+  MESH_CHECK(written == plaintext_size + kFrameTagBytes, "AEAD output size");
+  return Ok{};
+}
+
+Result<Bytes, LinkError> LinkCrypto::seal(const PublicKey& peer, ByteView plaintext) {
+  Bytes frame(kFrameHeaderBytes);
+  frame.reserve(kFrameHeaderBytes + plaintext.size() + kFrameTagBytes);
+  frame.insert(frame.end(), plaintext.begin(), plaintext.end());
+  if (auto sealed = seal_in_place(peer, frame); !sealed.ok()) return sealed.error();
   return frame;
 }
 
-Result<Bytes, LinkError> LinkCrypto::open(const PublicKey& peer, const FrameHeader& header,
-                                          ByteView frame) {
+Status<LinkError> LinkCrypto::open_into(const PublicKey& peer, const FrameHeader& header,
+                                        ByteView frame, Bytes& plaintext) {
   PeerLink* link = link_for(peer);
   if (link == nullptr) return make_error(LinkError::bad_key, "peer key has no X25519 form");
   if (link->window.seen_or_too_old(header.boot, header.counter)) {
@@ -155,15 +165,23 @@ Result<Bytes, LinkError> LinkCrypto::open(const PublicKey& peer, const FrameHead
   }
   MESH_CHECK(frame.size() >= kFrameHeaderBytes + kFrameTagBytes, "open of a short frame");
   const auto nonce = make_nonce(header.boot, header.counter);
-  Bytes plaintext(frame.size() - kFrameHeaderBytes - kFrameTagBytes);
+  plaintext.resize(frame.size() - kFrameHeaderBytes - kFrameTagBytes);
   unsigned long long written = 0;
   if (crypto_aead_xchacha20poly1305_ietf_decrypt(
           plaintext.data(), &written, nullptr, frame.data() + kFrameHeaderBytes,
           frame.size() - kFrameHeaderBytes, frame.data(), kFrameHeaderBytes, nonce.data(),
           link->rx.data()) != 0) {
+    plaintext.clear();
     return make_error(LinkError::undecryptable, "frame does not authenticate");
   }
   link->window.mark(header.boot, header.counter);
+  return Ok{};
+}
+
+Result<Bytes, LinkError> LinkCrypto::open(const PublicKey& peer, const FrameHeader& header,
+                                          ByteView frame) {
+  Bytes plaintext;
+  if (auto opened = open_into(peer, header, frame, plaintext); !opened.ok()) return opened.error();
   return plaintext;
 }
 

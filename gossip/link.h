@@ -84,6 +84,14 @@ class LinkCrypto {
   // success the nonce is marked seen. Nothing changes on failure.
   Result<Bytes, LinkError> open(const PublicKey& peer, const FrameHeader& header, ByteView frame);
 
+  // The same two without a copy per frame. seal_in_place: `frame` holds
+  // kFrameHeaderBytes of room followed by the plaintext; on success it is
+  // the sealed frame (header written, ciphertext in place, tag appended).
+  // open_into: the plaintext goes to `plaintext` (resized, capacity reused).
+  Status<LinkError> seal_in_place(const PublicKey& peer, Bytes& frame);
+  Status<LinkError> open_into(const PublicKey& peer, const FrameHeader& header, ByteView frame,
+                              Bytes& plaintext);
+
   // Drops cached state of keys not in `members` (called on a roster change).
   // REQUIRES: `members` sorted ascending.
   void retain_only(std::span<const PublicKey> members);

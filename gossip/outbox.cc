@@ -68,7 +68,7 @@ FrameContent Outbox::take(PeerQueue& queue, std::size_t budget_bytes, std::uint6
     if (!content.bodies.empty() && used + cost > budget_bytes) break;
     if (content.bodies.empty() && used + cost > budget_bytes && used + cost > kFrameBytesMax - 64) break;
     used += cost;
-    content.bodies.push_back(Body{next.repair, *next.raw});
+    content.bodies.push_back(Body::owned(next.repair, next.raw));
     queue.body_bytes -= next.raw->size();
     queue.bodies.pop_front();
   }

@@ -26,24 +26,20 @@ std::uint64_t overlay_hash(std::string_view id, std::uint32_t salt) {
   return value;
 }
 
-// The overlay's links as (a, b) roster-index pairs, each once, a < b.
+// The overlay's links as (a, b) roster-index pairs, each once, a < b: the
+// union of `rings` rings over the members in BLAKE2b(id, r) order.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> overlay_links(const Roster& roster,
-                                                                   std::size_t chords) {
+                                                                   std::size_t rings) {
   const std::uint32_t n = static_cast<std::uint32_t>(roster.servers.size());
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> order;  // (hash, index)
-  for (std::uint32_t i = 0; i < n; ++i) order.emplace_back(overlay_hash(roster.servers[i].id, 0), i);
-  std::sort(order.begin(), order.end());
   std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
-  auto link = [&](std::uint32_t a, std::uint32_t b) {
-    if (a != b) links.emplace_back(std::min(a, b), std::max(a, b));
-  };
-  for (std::uint32_t p = 0; p < n && n > 1; ++p) link(order[p].second, order[(p + 1) % n].second);
-  for (std::uint32_t p = 0; p < n && n > 3; ++p) {
-    for (std::uint32_t c = 0; c < chords; ++c) {
-      // A position other than self and the two ring neighbours.
-      const std::uint32_t offset =
-          2 + static_cast<std::uint32_t>(overlay_hash(roster.servers[order[p].second].id, c + 1) % (n - 3));
-      link(order[p].second, order[(p + offset) % n].second);
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> order;  // (hash, index)
+  for (std::uint32_t r = 0; r < rings && n > 1; ++r) {
+    order.clear();
+    for (std::uint32_t i = 0; i < n; ++i) order.emplace_back(overlay_hash(roster.servers[i].id, r), i);
+    std::sort(order.begin(), order.end());
+    for (std::uint32_t p = 0; p < n; ++p) {
+      const std::uint32_t a = order[p].second, b = order[(p + 1) % n].second;
+      if (a != b) links.emplace_back(std::min(a, b), std::max(a, b));
     }
   }
   std::sort(links.begin(), links.end());
@@ -58,7 +54,7 @@ void insert_sorted(std::vector<std::uint32_t>& list, std::uint32_t value) {
 
 }  // namespace
 
-void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, std::size_t chords) {
+void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, std::size_t rings) {
   const std::size_t n = roster.servers.size();
   peer_.assign(n, true);
   if (self) peer_[*self] = false;
@@ -68,12 +64,16 @@ void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, st
   }
   neighbours_.clear();
   if (self) {
-    for (const auto& [a, b] : overlay_links(roster, chords)) {
+    for (const auto& [a, b] : overlay_links(roster, rings)) {
       if (a == *self) insert_sorted(neighbours_, b);
       if (b == *self) insert_sorted(neighbours_, a);
     }
   }
-  trees_.assign(n + 1, neighbours_);
+  if (neighbours_.size() > kLinksMax) neighbours_.resize(kLinksMax);
+  links_ = neighbours_;
+  const std::uint64_t all =
+      links_.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << links_.size()) - 1;
+  trees_.assign(n + 1, all);
   sync_partners_ = neighbours_;
 }
 
@@ -82,26 +82,45 @@ std::size_t PeerSets::slot_of(RecordKind kind, std::uint32_t origin) const {
   return kind == RecordKind::roster ? roster_slot : std::min<std::size_t>(origin, roster_slot);
 }
 
-const std::vector<std::uint32_t>& PeerSets::eager(std::size_t slot) const {
-  MESH_CHECK(slot < trees_.size(), "PeerSets::eager: slot out of range");
+std::uint64_t PeerSets::tree(std::size_t slot) const {
+  MESH_CHECK(slot < trees_.size(), "PeerSets: slot out of range");
   return trees_[slot];
 }
 
-bool PeerSets::is_eager(std::size_t slot, std::uint32_t peer) const {
-  const auto& tree = eager(slot);
-  return std::binary_search(tree.begin(), tree.end(), peer);
+std::optional<std::size_t> PeerSets::link_of(std::uint32_t peer) const {
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    if (links_[i] == peer) return i;
+  }
+  return std::nullopt;
 }
 
-void PeerSets::make_eager(std::size_t slot, std::uint32_t peer) {
+std::vector<std::uint32_t> PeerSets::eager(std::size_t slot) const {
+  std::vector<std::uint32_t> peers;
+  for_each_eager(slot, [&](std::uint32_t peer) { peers.push_back(peer); });
+  std::sort(peers.begin(), peers.end());
+  return peers;
+}
+
+bool PeerSets::is_eager(std::size_t slot, std::uint32_t peer) const {
+  const auto link = link_of(peer);
+  return link && (tree(slot) >> *link & 1) != 0;
+}
+
+bool PeerSets::make_eager(std::size_t slot, std::uint32_t peer) {
   MESH_CHECK(is_peer(peer) && slot < trees_.size(), "make_eager of a non-peer");
-  insert_sorted(trees_[slot], peer);
+  auto link = link_of(peer);
+  if (!link) {
+    if (links_.size() >= kLinksMax) return false;
+    link = links_.size();
+    links_.push_back(peer);
+  }
+  trees_[slot] |= std::uint64_t{1} << *link;
+  return true;
 }
 
 void PeerSets::make_lazy(std::size_t slot, std::uint32_t peer) {
   MESH_CHECK(is_peer(peer) && slot < trees_.size(), "make_lazy of a non-peer");
-  auto& tree = trees_[slot];
-  auto at = std::lower_bound(tree.begin(), tree.end(), peer);
-  if (at != tree.end() && *at == peer) tree.erase(at);
+  if (const auto link = link_of(peer)) trees_[slot] &= ~(std::uint64_t{1} << *link);
 }
 
 namespace {

@@ -24,16 +24,23 @@
 namespace mesh::gossip {
 
 // Tree slots: one per report origin (its roster index), and one for the
-// roster (slot = number of servers).
+// roster (slot = number of servers). A tree is a bit mask over this node's
+// links (its overlay neighbours, then any other peer a tree took in), so a
+// node holds N + 1 words of tree state, not N + 1 lists.
 class PeerSets {
  public:
+  // At most this many links; a peer beyond them is never made eager (it
+  // still gets IHAVE and SYNC repair).
+  static constexpr std::size_t kLinksMax = 64;
+
   // Builds the overlay of `roster` and resets every tree to it. The overlay
   // is a function of the roster alone, so both ends of a link agree on it
-  // with no handshake: members on a ring ordered by BLAKE2b(id), plus
-  // `chords` links per member to ring positions drawn from BLAKE2b(id, i).
-  // Degree is about 2 + 2 * chords; the ring keeps it connected, the chords
-  // keep its diameter near log2(N).
-  void reset(const Roster& roster, std::optional<std::uint32_t> self, std::size_t chords);
+  // with no handshake: the union of `rings` rings, ring r ordering the
+  // members by BLAKE2b(context, id, r). Every member has degree 2 * rings
+  // (less where rings share an edge): no member carries more trees than
+  // another, and a union of random rings is an expander, so the diameter
+  // stays near log(N) / log(2 * rings - 1).
+  void reset(const Roster& roster, std::optional<std::uint32_t> self, std::size_t rings);
 
   std::size_t slot_count() const { return trees_.size(); }
   std::size_t slot_of(RecordKind kind, std::uint32_t origin) const;
@@ -41,11 +48,20 @@ class PeerSets {
   // This node's overlay links, ascending.
   const std::vector<std::uint32_t>& neighbours() const { return neighbours_; }
 
-  // The tree of `slot`: the peers that get full bodies of its records.
-  const std::vector<std::uint32_t>& eager(std::size_t slot) const;
+  // The tree of `slot`: the peers that get full bodies of its records, in
+  // link order (neighbours ascending, then others as they joined).
+  template <class F>
+  void for_each_eager(std::size_t slot, F&& fn) const {
+    for (std::uint64_t bits = tree(slot); bits != 0; bits &= bits - 1) {
+      fn(links_[static_cast<std::size_t>(__builtin_ctzll(bits))]);
+    }
+  }
+  // The same peers, ascending.
+  std::vector<std::uint32_t> eager(std::size_t slot) const;
   bool is_eager(std::size_t slot, std::uint32_t peer) const;
-  // REQUIRES: is_peer(peer), slot < slot_count(). Idempotent.
-  void make_eager(std::size_t slot, std::uint32_t peer);
+  // REQUIRES: is_peer(peer), slot < slot_count(). Idempotent. False when the
+  // peer is not a link and kLinksMax links are taken.
+  bool make_eager(std::size_t slot, std::uint32_t peer);
   void make_lazy(std::size_t slot, std::uint32_t peer);
 
   // Draws the SYNC partners: the overlay neighbours plus up to `extra`
@@ -62,11 +78,15 @@ class PeerSets {
   std::optional<std::uint32_t> random_sync_partner(Rng& rng) const;
 
  private:
-  std::vector<bool> peer_;                         // by roster index: a member other than self
-  std::vector<std::uint32_t> peers_;               // every peer, ascending
-  std::vector<std::uint32_t> neighbours_;          // overlay links, ascending
-  std::vector<std::uint32_t> sync_partners_;       // neighbours + random extras, ascending
-  std::vector<std::vector<std::uint32_t>> trees_;  // by slot, each ascending
+  std::uint64_t tree(std::size_t slot) const;
+  std::optional<std::size_t> link_of(std::uint32_t peer) const;
+
+  std::vector<bool> peer_;                    // by roster index: a member other than self
+  std::vector<std::uint32_t> peers_;          // every peer, ascending
+  std::vector<std::uint32_t> neighbours_;     // overlay links, ascending
+  std::vector<std::uint32_t> links_;          // neighbours_, then peers trees took in
+  std::vector<std::uint32_t> sync_partners_;  // neighbours + random extras, ascending
+  std::vector<std::uint64_t> trees_;          // by slot: bit i = links_[i] is eager
 };
 
 class MissingTable {

@@ -8,25 +8,63 @@
 namespace mesh::gossip {
 namespace {
 
-RecordHash hash_of(ByteView raw) {
-  RecordHash hash{};
-  crypto_generichash(hash.data(), hash.size(), raw.data(), raw.size(), nullptr, 0);
-  return hash;
+// FNV-1a, 64 bits: ids are short printable strings; the tag only narrows the
+// candidates, a hit is always confirmed against the roster's id.
+std::uint64_t id_hash(std::string_view id) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : id) h = (h ^ static_cast<std::uint8_t>(c)) * 0x100000001b3ull;
+  return h ^ (h >> 29);
 }
 
-StoredRecord make_stored(Envelope envelope, std::optional<Report> report) {
-  // The payload is a copy of bytes inside raw, and decoded already: drop it.
-  envelope.payload = Bytes{};
-  StoredRecord stored{std::move(envelope), {}, std::move(report)};
-  stored.hash = hash_of(stored.envelope.raw);
+std::shared_ptr<const StoredRecord> make_stored(const EnvelopeView& view,
+                                                std::unique_ptr<Report> report) {
+  auto stored = std::make_shared<StoredRecord>();
+  Envelope& envelope = stored->envelope;
+  envelope.kind = view.kind;
+  envelope.origin.assign(view.origin);
+  envelope.seq = view.seq;
+  envelope.timestamp_ms = view.timestamp_ms;
+  envelope.signature = view.signature;
+  envelope.raw.assign(view.raw.begin(), view.raw.end());  // the one copy
+  stored->report = std::move(report);
   return stored;
 }
 
 }  // namespace
 
-std::uint32_t StoredRecord::hash32() const {
-  return (std::uint32_t{hash[0]} << 24) | (std::uint32_t{hash[1]} << 16) |
-         (std::uint32_t{hash[2]} << 8) | std::uint32_t{hash[3]};
+std::uint32_t StoredRecord::fingerprint32() const {
+  const Signature& s = envelope.signature;
+  return (std::uint32_t{s[0]} << 24) | (std::uint32_t{s[1]} << 16) | (std::uint32_t{s[2]} << 8) |
+         std::uint32_t{s[3]};
+}
+
+RecordBytes bytes_of(const std::shared_ptr<const StoredRecord>& record) {
+  return RecordBytes(record, &record->envelope.raw);
+}
+
+void MemberIndex::build(const Roster& roster) {
+  std::size_t size = 16;
+  while (size < roster.servers.size() * 2) size *= 2;
+  slots_.assign(size, 0);
+  mask_ = size - 1;
+  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
+    const std::uint64_t h = id_hash(roster.servers[i].id);
+    std::size_t at = h & mask_;
+    while (slots_[at] != 0) at = (at + 1) & mask_;
+    slots_[at] = (h >> 32 << 32) | (std::uint64_t{i} + 1);
+  }
+}
+
+std::optional<std::uint32_t> MemberIndex::find(const Roster& roster, std::string_view id) const {
+  if (slots_.empty()) return std::nullopt;
+  const std::uint64_t h = id_hash(id);
+  for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
+    const std::uint64_t slot = slots_[at];
+    if (slot == 0) return std::nullopt;
+    if ((slot >> 32) != (h >> 32)) continue;
+    const auto index = static_cast<std::uint32_t>((slot & 0xffffffffu) - 1);
+    if (roster.servers[index].id == id) return index;
+  }
 }
 
 RecordStore::RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier,
@@ -42,14 +80,14 @@ Error<RecordError> RecordStore::refuse(RecordError code, std::uint64_t Counters:
   return make_error(code, std::move(message));
 }
 
-Result<Acceptance, RecordError> RecordStore::accept(Bytes raw, UnixMs now, AcceptNote* note) {
+Result<Acceptance, RecordError> RecordStore::accept(ByteView raw, UnixMs now, AcceptNote* note) {
   AcceptNote ignored;
   AcceptNote& out = note != nullptr ? *note : ignored;
   out = AcceptNote{};
   if (raw.size() > kRecordBytesMax) {
     return refuse(RecordError::oversize, &Counters::records_oversize, "record over kRecordBytesMax");
   }
-  auto decoded = decode_envelope(raw);
+  auto decoded = decode_envelope_view(raw);
   if (!decoded.ok()) {
     const RecordError code = decoded.code();
     auto counter = code == RecordError::unknown_kind ? &Counters::records_unknown_kind
@@ -57,10 +95,10 @@ Result<Acceptance, RecordError> RecordStore::accept(Bytes raw, UnixMs now, Accep
                                                      : &Counters::records_malformed;
     return refuse(code, counter, "envelope: " + decoded.message());
   }
-  Envelope envelope = std::move(decoded.value());
+  const EnvelopeView& envelope = decoded.value();
   switch (envelope.kind) {
-    case RecordKind::roster: return accept_roster(std::move(envelope), now, out);
-    case RecordKind::report: return accept_report(std::move(envelope), now, out);
+    case RecordKind::roster: return accept_roster(envelope, now, out);
+    case RecordKind::report: return accept_report(envelope, now, out);
   }
   return refuse(RecordError::unknown_kind, &Counters::records_unknown_kind, "unknown record kind");
 }
@@ -69,22 +107,25 @@ DurationMs RecordStore::max_clock_skew_ms() const {
   return roster_ ? roster_->params.max_clock_skew_ms : Parameters{}.max_clock_skew_ms;
 }
 
-Status<RecordError> RecordStore::check_newer(const StoredRecord* held, const Envelope& incoming,
+Status<RecordError> RecordStore::check_newer(const StoredRecord* held, const EnvelopeView& incoming,
                                              AcceptNote& note) {
   if (held == nullptr) return Ok{};
   const Envelope& current = held->envelope;
   if (incoming.seq > current.seq) return Ok{};
-  if (incoming.seq == current.seq && incoming.raw == current.raw) {
-    note.duplicate = true;
-    return refuse(RecordError::stale, &Counters::records_duplicate, "duplicate of the held record");
+  if (incoming.seq == current.seq) {
+    const ByteView held_raw(current.raw);
+    if (std::ranges::equal(incoming.raw, held_raw)) {
+      note.duplicate = true;
+      return refuse(RecordError::stale, &Counters::records_duplicate, "duplicate of the held record");
+    }
+    if (std::ranges::lexicographical_compare(incoming.raw, held_raw)) return Ok{};  // tie-break
   }
-  if (incoming.seq == current.seq && incoming.raw < current.raw) return Ok{};  // tie-break
   return refuse(RecordError::stale, &Counters::records_stale,
                 "seq " + std::to_string(incoming.seq) + " not newer than held " +
-                    std::to_string(current.seq) + " of " + incoming.origin);
+                    std::to_string(current.seq) + " of " + std::string(incoming.origin));
 }
 
-Result<Acceptance, RecordError> RecordStore::accept_roster(Envelope envelope, UnixMs now,
+Result<Acceptance, RecordError> RecordStore::accept_roster(const EnvelopeView& envelope, UnixMs now,
                                                            AcceptNote& note) {
   if (envelope.origin != kOperatorOrigin) {
     return refuse(RecordError::unknown_origin, &Counters::records_unknown_origin,
@@ -111,39 +152,37 @@ Result<Acceptance, RecordError> RecordStore::accept_roster(Envelope envelope, Un
   if (tie_break) ++counters_.records_equivocation_won;
   Acceptance acceptance{RecordKind::roster, 0, true, {}};
   acceptance.erased = install_roster(std::move(roster.value()));
-  roster_record_ = make_stored(std::move(envelope), std::nullopt);
+  roster_record_ = make_stored(envelope, nullptr);
   digest_cache_.reset();
   return acceptance;
 }
 
 std::vector<std::pair<RecordKind, ServerId>> RecordStore::install_roster(Roster roster) {
   std::vector<std::pair<RecordKind, ServerId>> erased;
-  std::unordered_map<std::string, std::uint32_t, IdHash, std::equal_to<>> index_by_id;
-  index_by_id.reserve(roster.servers.size());
-  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) index_by_id.emplace(roster.servers[i].id, i);
-  std::vector<std::optional<StoredRecord>> moved(roster.servers.size());
+  MemberIndex members;
+  members.build(roster);
+  std::vector<std::shared_ptr<const StoredRecord>> moved(roster.servers.size());
   for (std::size_t old_index = 0; old_index < reports_.size(); ++old_index) {
     auto& slot = reports_[old_index];
     if (!slot) continue;
     const std::string& origin = slot->envelope.origin;
-    const auto found = index_by_id.find(origin);
+    const auto found = members.find(roster, origin);
     // A report stays only if its origin is still a member with the same key
     // (the key that signed it).
-    if (found != index_by_id.end() &&
-        roster.servers[found->second].key == roster_->servers[old_index].key) {
-      moved[found->second] = std::move(slot);
+    if (found && roster.servers[*found].key == roster_->servers[old_index].key) {
+      moved[*found] = std::move(slot);
     } else {
       erased.emplace_back(RecordKind::report, origin);
       ++counters_.records_erased;
     }
   }
   reports_ = std::move(moved);
-  index_by_id_ = std::move(index_by_id);
+  members_ = std::move(members);
   roster_ = std::make_shared<const Roster>(std::move(roster));
   return erased;
 }
 
-Result<Acceptance, RecordError> RecordStore::accept_report(Envelope envelope, UnixMs now,
+Result<Acceptance, RecordError> RecordStore::accept_report(const EnvelopeView& envelope, UnixMs now,
                                                            AcceptNote& note) {
   if (!roster_) {
     return refuse(RecordError::unknown_origin, &Counters::records_no_roster,
@@ -152,7 +191,7 @@ Result<Acceptance, RecordError> RecordStore::accept_report(Envelope envelope, Un
   const auto index = index_of(envelope.origin);
   if (!index) {
     return refuse(RecordError::unknown_origin, &Counters::records_unknown_origin,
-                  "report origin " + envelope.origin + " is not in roster " +
+                  "report origin " + std::string(envelope.origin) + " is not in roster " +
                       std::to_string(roster_->version));
   }
   note.resolved = true;
@@ -160,43 +199,56 @@ Result<Acceptance, RecordError> RecordStore::accept_report(Envelope envelope, Un
   note.origin_index = *index;
   if (envelope.timestamp_ms > now + max_clock_skew_ms()) {
     return refuse(RecordError::future_timestamp, &Counters::records_future,
-                  "report of " + envelope.origin + " dated in the future");
+                  "report of " + std::string(envelope.origin) + " dated in the future");
   }
   const StoredRecord* held = report(*index);
   if (auto newer = check_newer(held, envelope, note); !newer.ok()) return newer.error();
   const bool tie_break = held != nullptr && held->envelope.seq == envelope.seq;
   if (!verifier_.verify(roster_->servers[*index].key, envelope.signed_part(), envelope.signature)) {
     return refuse(RecordError::bad_signature, &Counters::records_bad_signature,
-                  "report of " + envelope.origin + " not signed by its roster key");
+                  "report of " + std::string(envelope.origin) + " not signed by its roster key");
   }
-  auto report_payload =
-      decode_report_payload(envelope.payload, *roster_, *index, envelope.timestamp_ms);
-  if (!report_payload.ok()) {
-    return refuse(RecordError::invalid_payload, &Counters::records_invalid_payload,
-                  "report payload of " + envelope.origin + ": " + report_payload.message());
+  std::unique_ptr<Report> decoded;
+  if (hold_decoded_reports_) {
+    auto payload = decode_report_payload(envelope.payload, *roster_, *index, envelope.timestamp_ms);
+    if (!payload.ok()) {
+      return refuse(RecordError::invalid_payload, &Counters::records_invalid_payload,
+                    "report payload of " + std::string(envelope.origin) + ": " + payload.message());
+    }
+    decoded = std::make_unique<Report>(std::move(payload.value()));
+  } else {
+    auto valid = decode_report_payload(envelope.payload, *roster_, *index, envelope.timestamp_ms);
+    if (!valid.ok()) {
+      return refuse(RecordError::invalid_payload, &Counters::records_invalid_payload,
+                    "report payload of " + std::string(envelope.origin) + ": " + valid.message());
+    }
   }
   ++counters_.records_accepted;
   if (tie_break) ++counters_.records_equivocation_won;
-  std::optional<Report> decoded;
-  if (hold_decoded_reports_) decoded = std::move(report_payload.value());
-  reports_[*index] = make_stored(std::move(envelope), std::move(decoded));
+  reports_[*index] = make_stored(envelope, std::move(decoded));
   digest_cache_.reset();
   return Acceptance{RecordKind::report, *index, false, {}};
 }
 
 const StoredRecord* RecordStore::report(std::uint32_t index) const {
-  if (index >= reports_.size() || !reports_[index]) return nullptr;
-  return &*reports_[index];
+  if (index >= reports_.size()) return nullptr;
+  return reports_[index].get();
 }
 
 const StoredRecord* RecordStore::find(RecordKind kind, std::uint32_t origin_index) const {
   return kind == RecordKind::roster ? roster_record() : report(origin_index);
 }
 
+std::shared_ptr<const StoredRecord> RecordStore::shared(RecordKind kind,
+                                                        std::uint32_t origin_index) const {
+  if (kind == RecordKind::roster) return roster_record_;
+  if (origin_index >= reports_.size()) return nullptr;
+  return reports_[origin_index];
+}
+
 std::optional<std::uint32_t> RecordStore::index_of(std::string_view id) const {
-  auto it = index_by_id_.find(id);
-  if (it == index_by_id_.end()) return std::nullopt;
-  return it->second;
+  if (!roster_) return std::nullopt;
+  return members_.find(*roster_, id);
 }
 
 std::size_t RecordStore::size() const {
@@ -209,13 +261,13 @@ std::array<std::uint8_t, 32> RecordStore::digest() const {
   if (digest_cache_) return *digest_cache_;
   std::vector<const StoredRecord*> held;
   for (const auto& slot : reports_) {
-    if (slot) held.push_back(&*slot);
+    if (slot) held.push_back(slot.get());
   }
   // Origin ids, not roster indices: equal sets hash equally across rosters.
   std::sort(held.begin(), held.end(), [](const StoredRecord* a, const StoredRecord* b) {
     return a->envelope.origin < b->envelope.origin;
   });
-  if (roster_record_) held.insert(held.begin(), &*roster_record_);
+  if (roster_record_) held.insert(held.begin(), roster_record_.get());
   crypto_generichash_state state;
   crypto_generichash_init(&state, nullptr, 0, 32);
   for (const StoredRecord* record : held) {
@@ -227,7 +279,12 @@ std::array<std::uint8_t, 32> RecordStore::digest() const {
     crypto_generichash_update(&state, reinterpret_cast<const std::uint8_t*>(record->envelope.origin.data()),
                               record->envelope.origin.size());
     crypto_generichash_update(&state, seq, sizeof seq);
-    crypto_generichash_update(&state, record->hash.data(), record->hash.size());
+    // The signature stands for the record: it is deterministic per (key,
+    // signed bytes), libsodium refuses non-canonical (malleated) ones, and a
+    // second message under the same signature would take a SHA-512
+    // collision. So equal signatures mean equal verified records.
+    crypto_generichash_update(&state, record->envelope.signature.data(),
+                              record->envelope.signature.size());
   }
   std::array<std::uint8_t, 32> digest{};
   crypto_generichash_final(&state, digest.data(), digest.size());

@@ -7,16 +7,17 @@
 // Higher seq wins; at equal seq the lexicographically smaller raw bytes win,
 // so every node converges on the same record even against an equivocating
 // origin. Reports are held only while a roster is, and only for its members.
+//
+// The acceptance path reads the incoming bytes in place; only an accepted
+// record is copied, once, into a shared immutable StoredRecord that the
+// outbox and the shell's Effects point into (RecordBytes) without copying.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -31,15 +32,21 @@
 
 namespace mesh::gossip {
 
-using RecordHash = std::array<std::uint8_t, 32>;  // BLAKE2b-256 of the raw record
+// The exact bytes of a held record, shared: they stay valid after the store
+// replaces the record (the outbox and Effects::persist hold them this way).
+using RecordBytes = std::shared_ptr<const Bytes>;
 
 struct StoredRecord {
-  Envelope envelope;
-  RecordHash hash{};
-  std::optional<Report> report;  // kind report only, when the store holds decoded reports
+  Envelope envelope;              // payload empty (it lies inside raw)
+  std::unique_ptr<Report> report; // kind report only, when the store holds decoded reports
 
-  std::uint32_t hash32() const;  // first 4 bytes of `hash`, big-endian
+  // The record's fingerprint in SYNC entries: the first 4 bytes of its
+  // signature, big-endian (docs/PROTOCOL.md, Gossip, "Digest").
+  std::uint32_t fingerprint32() const;
 };
+
+// `record`'s raw bytes, sharing ownership of the whole record.
+RecordBytes bytes_of(const std::shared_ptr<const StoredRecord>& record);
 
 struct Acceptance {
   RecordKind kind = RecordKind::report;
@@ -56,16 +63,24 @@ struct AcceptNote {
   std::uint32_t origin_index = 0;
 };
 
-// Hashes std::string and std::string_view alike, so lookups by view do not allocate.
-struct IdHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+// Roster member id -> roster index, O(1) with no allocation per lookup: open
+// addressing over a power-of-two table of (32-bit hash tag, index + 1); a hit
+// is confirmed against the roster's own id.
+class MemberIndex {
+ public:
+  void build(const Roster& roster);
+  std::optional<std::uint32_t> find(const Roster& roster, std::string_view id) const;
+
+ private:
+  std::vector<std::uint64_t> slots_;  // (tag << 32) | (index + 1); 0 = empty
+  std::size_t mask_ = 0;
 };
 
 class RecordStore {
  public:
   // `verifier` and `counters` must outlive the store. `hold_decoded_reports`
-  // as in CoreConfig: false keeps StoredRecord::report empty.
+  // as in CoreConfig: false keeps StoredRecord::report empty (the payload is
+  // still checked in full).
   RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier, Counters& counters,
               bool hold_decoded_reports = true);
 
@@ -73,30 +88,32 @@ class RecordStore {
   // exactly one records_* counter. Errors: RecordError; a duplicate and a
   // stale record both give `stale` (the counters tell them apart, and
   // `note` says which). Nothing changes unless the result is ok.
-  Result<Acceptance, RecordError> accept(Bytes raw, UnixMs now, AcceptNote* note = nullptr);
+  Result<Acceptance, RecordError> accept(ByteView raw, UnixMs now, AcceptNote* note = nullptr);
 
   const Roster* roster() const { return roster_.get(); }
   // The same roster, shared: stays valid after a newer roster replaces it.
   std::shared_ptr<const Roster> shared_roster() const { return roster_; }
-  const StoredRecord* roster_record() const { return roster_record_ ? &*roster_record_ : nullptr; }
+  const StoredRecord* roster_record() const { return roster_record_.get(); }
   // The report held for roster index `index`, or null.
   const StoredRecord* report(std::uint32_t index) const;
   const StoredRecord* find(RecordKind kind, std::uint32_t origin_index) const;
-  // The roster index of member `id`, or nullopt (no roster, or not a member).
-  // O(1): a hash table built once per roster (Roster::index_of is a linear
-  // scan, too slow for the per-record path).
+  // The same record, shared (for queueing its bytes), or null.
+  std::shared_ptr<const StoredRecord> shared(RecordKind kind, std::uint32_t origin_index) const;
+  // The roster index of member `id`, or nullopt (no roster, or not a member). O(1).
   std::optional<std::uint32_t> index_of(std::string_view id) const;
   std::size_t size() const;
 
-  // BLAKE2b-256 over (kind, origin id, seq, record hash) of every held
-  // record sorted by (kind, origin id). Cached until the next change.
+  // BLAKE2b-256 over (kind, origin id, seq, signature) of every held record
+  // sorted by (kind, origin id). Cached until the next change.
   std::array<std::uint8_t, 32> digest() const;
 
  private:
-  Result<Acceptance, RecordError> accept_roster(Envelope envelope, UnixMs now, AcceptNote& note);
-  Result<Acceptance, RecordError> accept_report(Envelope envelope, UnixMs now, AcceptNote& note);
+  Result<Acceptance, RecordError> accept_roster(const EnvelopeView& envelope, UnixMs now,
+                                                AcceptNote& note);
+  Result<Acceptance, RecordError> accept_report(const EnvelopeView& envelope, UnixMs now,
+                                                AcceptNote& note);
   // Held-vs-incoming ordering; counts and returns stale when not newer.
-  Status<RecordError> check_newer(const StoredRecord* held, const Envelope& incoming,
+  Status<RecordError> check_newer(const StoredRecord* held, const EnvelopeView& incoming,
                                   AcceptNote& note);
   std::vector<std::pair<RecordKind, ServerId>> install_roster(Roster roster);
   DurationMs max_clock_skew_ms() const;
@@ -107,9 +124,9 @@ class RecordStore {
   bool hold_decoded_reports_ = true;
   Counters& counters_;
   std::shared_ptr<const Roster> roster_;
-  std::optional<StoredRecord> roster_record_;
-  std::vector<std::optional<StoredRecord>> reports_;  // by roster index
-  std::unordered_map<std::string, std::uint32_t, IdHash, std::equal_to<>> index_by_id_;  // roster_'s members
+  std::shared_ptr<const StoredRecord> roster_record_;
+  std::vector<std::shared_ptr<const StoredRecord>> reports_;  // by roster index
+  MemberIndex members_;
   mutable std::optional<std::array<std::uint8_t, 32>> digest_cache_;
 };
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -27,9 +28,10 @@ enum class MessageType : std::uint8_t {
   repair = 7,      // [7, bin record]: a body in answer to GRAFT/SYNC; a duplicate never PRUNEs
 };
 
-// One record named compactly. `hash32` (the first 4 bytes of the record's
-// BLAKE2b-256, big-endian) travels in SYNC and SYNC_REPLY only, so that two
-// different records with the same seq (an equivocating origin) get repaired too.
+// One record named compactly. `hash32` (the record's fingerprint: the first 4
+// bytes of its signature, big-endian) travels in SYNC and SYNC_REPLY only, so
+// that two different records with the same seq (an equivocating origin) get
+// repaired too.
 struct Entry {
   RecordKind kind = RecordKind::report;
   std::uint32_t origin = 0;  // roster index; 0 for the roster
@@ -38,9 +40,17 @@ struct Entry {
   bool operator==(const Entry&) const = default;
 };
 
+// A record body. `raw` views bytes owned elsewhere: the frame plaintext a
+// body was decoded from (valid while it is), or `keep` for a body queued to
+// send (the held record's shared bytes: no copy per peer).
 struct Body {
   bool repair = false;  // true: REPAIR, false: PUSH
-  Bytes raw;
+  ByteView raw;
+  std::shared_ptr<const Bytes> keep;
+
+  // A body that owns its bytes.
+  static Body owned(bool repair, std::shared_ptr<const Bytes> bytes);
+  static Body owned(bool repair, Bytes bytes);
 };
 
 // A frame's messages grouped by type (several messages of one type merge).
@@ -62,9 +72,14 @@ enum class WireError {
   oversize,   // a list or body over its limit
 };
 
-// Encodes in a fixed order: PRUNE, GRAFT, SYNC, SYNC_REPLY, IHAVE, bodies.
+// Encodes in a fixed order: PRUNE, GRAFT, SYNC, SYNC_REPLY, IHAVE, bodies,
+// every integer in its shortest msgpack form. The second form appends to
+// `out` (the shell seals the frame in place around it).
 // REQUIRES: every list within kEntriesPerListMax, bodies within kRecordBytesMax.
 Bytes encode_frame_content(const FrameContent& content);
+void encode_frame_content(const FrameContent& content, Bytes& out);
+// Strict and bounded; the bodies view into `plaintext`, which must outlive
+// the result.
 Result<FrameContent, WireError> decode_frame_content(ByteView plaintext);
 
 // Upper bounds of encoded sizes, for filling a frame up to a budget.

@@ -27,7 +27,7 @@ struct Node {
   Effects deliver(const Bytes& raw, std::uint32_t from = 1, std::uint64_t version = 1) {
     FrameContent content;
     content.roster_version = version;
-    content.bodies.push_back(Body{false, raw});
+    content.bodies.push_back(Body::owned(false, raw));
     return deliver_content(content, from);
   }
   Effects deliver_content(const FrameContent& content, std::uint32_t from = 1) {
@@ -56,7 +56,7 @@ TEST_CASE("a valid record from the network is accepted and persisted") {
   const Bytes raw = signed_report(2, 1, kStartMs);
   const Effects effects = node.deliver(raw);
   REQUIRE(effects.persist.size() == 1);
-  CHECK(effects.persist[0] == raw);
+  CHECK(*effects.persist[0] == raw);
   CHECK(node.core.counters().records_accepted == 3);
   CHECK(node.core.record_count() == node.count_before + 1);
   CHECK(node.core.digest() != node.digest_before);
@@ -114,7 +114,7 @@ TEST_CASE("equal-seq equivocation: the smaller raw bytes win, in either order") 
   CHECK(first_large.deliver(larger).persist.size() == 1);
   const Effects replaced = first_large.deliver(smaller);
   REQUIRE(replaced.persist.size() == 1);
-  CHECK(replaced.persist[0] == smaller);
+  CHECK(*replaced.persist[0] == smaller);
   CHECK(first_large.core.counters().records_equivocation_won == 1);
   CHECK(first_large.core.digest() == first_small.core.digest());
 }
@@ -232,7 +232,7 @@ TEST_CASE("frame from a non-member key") {
   LinkCrypto link(stranger_key().secret_key, 1);
   FrameContent content;
   content.roster_version = 1;
-  content.bodies.push_back(Body{false, signed_report(2, 1, kStartMs)});
+  content.bodies.push_back(Body::owned(false, signed_report(2, 1, kStartMs)));
   auto frame = link.seal(test_key(0).public_key, encode_frame_content(content));
   node.check_unchanged(node.core.on_message(*frame, kStartMs));
   CHECK(node.core.counters().frames_unknown_sender == 1);
@@ -243,7 +243,7 @@ TEST_CASE("frame sealed for another node") {
   LinkCrypto link(test_key(1).secret_key, 1);
   FrameContent content;
   content.roster_version = 1;
-  content.bodies.push_back(Body{false, signed_report(2, 1, kStartMs)});
+  content.bodies.push_back(Body::owned(false, signed_report(2, 1, kStartMs)));
   auto frame = link.seal(test_key(2).public_key, encode_frame_content(content));
   node.check_unchanged(node.core.on_message(*frame, kStartMs));
   CHECK(node.core.counters().frames_undecryptable == 1);
@@ -254,7 +254,7 @@ TEST_CASE("replayed frame: the same nonce twice") {
   LinkCrypto link(test_key(1).secret_key, 1);
   FrameContent content;
   content.roster_version = 1;
-  content.bodies.push_back(Body{false, signed_report(2, 1, kStartMs)});
+  content.bodies.push_back(Body::owned(false, signed_report(2, 1, kStartMs)));
   auto frame = link.seal(test_key(0).public_key, encode_frame_content(content));
   CHECK(node.core.on_message(*frame, kStartMs).persist.size() == 1);
   node.digest_before = node.core.digest();

@@ -140,7 +140,7 @@ void Run::start_agent(SimNode& node, bool fresh_install) {
   config.operator_key = world_.operator_key.public_key;
   config.boot_counter = node.boot_counter;
   config.tick_interval_ms = scenario_.sim.tick_interval_ms;
-  config.eager_fanout = scenario_.sim.eager_fanout;
+  config.overlay_rings = scenario_.sim.overlay_rings;
   config.lazy_fanout = scenario_.sim.lazy_fanout;
   config.sync_interval_ms = scenario_.sim.sync_interval_ms;
   // Only checked nodes' verdicts are read: the others check every payload
@@ -319,12 +319,12 @@ void Run::apply_effects(SimNode& node, gossip::Effects&& effects) {
     const auto& world = world_indices(*node.core->roster());
     for (gossip::Outgoing& out : effects.send) send_frame(node, world[out.to], std::move(out.frame));
   }
-  for (const Bytes& raw : effects.persist) {
-    track_persisted(raw);
+  for (const auto& raw : effects.persist) {
+    track_persisted(*raw);
     if (!node.persistence) continue;
-    auto envelope = decode_envelope(raw);
+    auto envelope = decode_envelope_view(*raw);
     MESH_CHECK(envelope.ok(), "the core persisted a record that does not decode");
-    node.stored[{envelope->kind, envelope->origin}] = raw;
+    node.stored[{envelope->kind, std::string(envelope->origin)}] = *raw;
   }
   for (const auto& key : effects.erase) node.stored.erase(key);
 }
