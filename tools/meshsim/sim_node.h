@@ -13,8 +13,8 @@
 #include "gossip/core.h"
 #include "gossip/rng.h"
 #include "record/keys.h"
-#include "tools/meshsim/prober.h"
 #include "verdict/engine.h"
+#include "verdict/probe_ledger.h"
 
 namespace mesh::sim {
 
@@ -41,7 +41,8 @@ struct SimNode {
   bool persistence = false;
   std::map<std::pair<RecordKind, ServerId>, Bytes> stored;
 
-  ProberModel prober;
+  verdict::ProbeLedger prober;            // streaks kept as the daemon keeps them
+  std::uint64_t prober_roster_version = 0; // roster the prober last forgot removed targets for
   std::uint64_t report_seq = 0;
   std::optional<gossip::Rng> metrics_rng;
 

@@ -216,16 +216,7 @@ Report Run::build_report(SimNode& node, const Roster& roster, std::uint32_t self
   if (!node.listener_up) report.self_check.reason = "listener on 443 not accepting";
   else if (!node.service_up) report.self_check.reason = "vpn service not running";
   report.metrics = plausible_metrics(*node.metrics_rng, now_ms_ - start_ms_);
-  report.view.roster_version = roster.version;
-  const auto& world = world_indices(roster);
-  for (std::uint32_t target : targets_of(node, now)) {
-    if (target == self) continue;
-    const TargetStreak* streak = node.prober.find(world[target]);
-    if (streak == nullptr || streak->probes == 0) continue;
-    report.view.results.push_back(ProbeResult{target, streak->fail_streak, streak->ok_streak,
-                                              streak->last_probe_ms, streak->last_ok_ms,
-                                              streak->reason});
-  }
+  report.view = node.prober.view_for(roster, targets_of(node, now), self);
   return report;
 }
 
@@ -233,11 +224,20 @@ void Run::on_probe(SimNode& node) {
   schedule(now_ms_ + params_.probe_interval_ms, Action::probe, node.index, node.generation);
   const Roster* roster = node.core->roster();
   if (roster == nullptr || !node.core->self_index()) return;
+  if (node.prober_roster_version != roster->version) {
+    node.prober.retain_only(*roster);
+    node.prober_roster_version = roster->version;
+  }
   const UnixMs now = node.clock(now_ms_);
   const auto& world = world_indices(*roster);
+  const std::uint32_t tls_every = scenario_.sim.tls_every;
   for (std::uint32_t target : targets_of(node, now)) {
     const std::uint32_t t = world[target];
-    const bool tls = node.prober.record(t, now, probe(node.index, t), scenario_.sim.tls_every);
+    const verdict::TargetStreak* streak =
+        node.prober.record(roster->servers[target].id, now, probe(node.index, t));
+    // Every tls_every-th probe of a target is a TLS handshake (the cost
+    // model is the simulator's; the counter is the ledger's).
+    const bool tls = streak != nullptr && tls_every > 0 && streak->probes % tls_every == 0;
     node.probe_bytes += tls ? scenario_.sim.tls_probe_bytes : scenario_.sim.tcp_probe_bytes;
   }
 }

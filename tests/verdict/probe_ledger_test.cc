@@ -1,0 +1,288 @@
+// ProbeLedger: the streak update rules (docs/VERDICTS.md, "Probe streaks"),
+// clock jumps, forgetting, the bound, and the view a report carries.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tests/verdict/fixtures.h"
+#include "verdict/observed.h"
+#include "verdict/probe_ledger.h"
+#include "verdict/witnesses.h"
+
+using namespace mesh;
+using namespace mesh::verdict;
+using namespace mesh::verdict::testing;
+
+namespace {
+
+constexpr UnixMs kMinute = 60'000;
+
+// Records `outcome` for `id` and returns a copy of the updated streak.
+TargetStreak record(ProbeLedger& ledger, const std::string& id, UnixMs at, ProbeFailure outcome) {
+  const TargetStreak* streak = ledger.record(id, at, outcome);
+  REQUIRE(streak != nullptr);
+  return *streak;
+}
+
+// Roster `base` with its servers in a new order and a new version.
+Roster reordered(const Roster& base, const std::vector<std::uint32_t>& order, std::uint64_t version) {
+  Roster roster = base;
+  roster.version = version;
+  roster.servers.clear();
+  for (std::uint32_t i : order) roster.servers.push_back(base.servers[i]);
+  return roster;
+}
+
+}  // namespace
+
+TEST_CASE("probe ledger: a first success and a first failure") {
+  ProbeLedger ledger;
+  TargetStreak ok = record(ledger, "de-1", kT0, ProbeFailure::none);
+  CHECK(ok.id == "de-1");
+  CHECK(ok.ok_streak == 1);
+  CHECK(ok.fail_streak == 0);
+  CHECK(ok.last_probe_ms == kT0);
+  CHECK(ok.last_ok_ms == kT0);
+  CHECK(ok.reason == ProbeFailure::none);
+  CHECK(ok.probes == 1);
+
+  TargetStreak failed = record(ledger, "nl-1", kT0 + 5, ProbeFailure::tcp_timeout);
+  CHECK(failed.fail_streak == 1);
+  CHECK(failed.ok_streak == 0);
+  CHECK(failed.last_probe_ms == kT0 + 5);
+  CHECK(failed.last_ok_ms == 0);  // never succeeded
+  CHECK(failed.reason == ProbeFailure::tcp_timeout);
+  CHECK(ledger.size() == 2);
+  CHECK(ledger.find("fr-1") == nullptr);
+}
+
+TEST_CASE("probe ledger: failures keep last_ok, take the latest reason; a success resets") {
+  ProbeLedger ledger;
+  record(ledger, "de-1", kT0, ProbeFailure::none);
+  record(ledger, "de-1", kT0 + kMinute, ProbeFailure::none);
+  TargetStreak s = record(ledger, "de-1", kT0 + 2 * kMinute, ProbeFailure::tcp_timeout);
+  CHECK(s.fail_streak == 1);
+  CHECK(s.ok_streak == 0);
+  CHECK(s.last_ok_ms == kT0 + kMinute);
+  s = record(ledger, "de-1", kT0 + 3 * kMinute, ProbeFailure::tcp_refused);
+  CHECK(s.fail_streak == 2);
+  CHECK(s.reason == ProbeFailure::tcp_refused);
+  CHECK(s.last_probe_ms == kT0 + 3 * kMinute);
+  CHECK(s.last_ok_ms == kT0 + kMinute);
+
+  s = record(ledger, "de-1", kT0 + 4 * kMinute, ProbeFailure::none);
+  CHECK(s.fail_streak == 0);
+  CHECK(s.ok_streak == 1);
+  CHECK(s.reason == ProbeFailure::none);
+  CHECK(s.last_ok_ms == kT0 + 4 * kMinute);
+  CHECK(s.probes == 5);
+}
+
+TEST_CASE("probe ledger: streaks saturate at kStreakMax") {
+  ProbeLedger ledger;
+  for (std::uint32_t i = 0; i < kStreakMax + 3; ++i) {
+    ledger.record("de-1", kT0 + i, ProbeFailure::none);
+    ledger.record("nl-1", kT0 + i, ProbeFailure::tcp_unreachable);
+  }
+  CHECK(ledger.find("de-1")->ok_streak == kStreakMax);
+  CHECK(ledger.find("nl-1")->fail_streak == kStreakMax);
+  CHECK(ledger.find("nl-1")->probes == std::uint64_t{kStreakMax} + 3);
+  // One opposite outcome still resets a saturated streak.
+  CHECK(record(ledger, "de-1", kT0 + kStreakMax + 3, ProbeFailure::tls_alert).fail_streak == 1);
+  CHECK(record(ledger, "nl-1", kT0 + kStreakMax + 3, ProbeFailure::none).ok_streak == 1);
+}
+
+TEST_CASE("probe ledger: every streak satisfies the ProbeResult invariants") {
+  // A fixed pseudo-random outcome sequence over a few targets.
+  ProbeLedger ledger;
+  std::uint64_t state = 12345;
+  std::vector<UnixMs> last_success(3, 0);
+  for (int step = 0; step < 3000; ++step) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint32_t target = static_cast<std::uint32_t>(state >> 62) % 3;
+    const auto outcome = static_cast<ProbeFailure>((state >> 40) % (kProbeFailureMax + 1));
+    const UnixMs at = kT0 + step * 1000;
+    if (outcome == ProbeFailure::none) last_success[target] = at;
+    TargetStreak s = record(ledger, "de-" + std::to_string(target + 1), at, outcome);
+    CAPTURE(step);
+    CHECK((s.fail_streak > 0) == (s.reason != ProbeFailure::none));
+    CHECK((s.ok_streak > 0) == (s.reason == ProbeFailure::none));
+    CHECK(s.last_ok_ms == last_success[target]);
+    CHECK(s.last_ok_ms <= s.last_probe_ms);
+  }
+}
+
+TEST_CASE("probe ledger: shift moves every recorded time, never 'never'") {
+  ProbeLedger ledger;
+  record(ledger, "de-1", kT0, ProbeFailure::none);
+  record(ledger, "de-1", kT0 + kMinute, ProbeFailure::tcp_timeout);
+  record(ledger, "nl-1", kT0 + kMinute, ProbeFailure::tcp_timeout);  // never succeeded
+  ledger.shift(-5 * kMinute);
+  CHECK(ledger.find("de-1")->last_probe_ms == kT0 - 4 * kMinute);
+  CHECK(ledger.find("de-1")->last_ok_ms == kT0 - 5 * kMinute);
+  CHECK(ledger.find("nl-1")->last_probe_ms == kT0 - 4 * kMinute);
+  CHECK(ledger.find("nl-1")->last_ok_ms == 0);
+  ledger.shift(20'000);
+  CHECK(ledger.find("de-1")->last_ok_ms == kT0 - 5 * kMinute + 20'000);
+  CHECK(ledger.find("de-1")->fail_streak == 1);  // streaks untouched
+
+  SUBCASE("a success shifted to or before the epoch stays a success") {
+    ledger.shift(-kT0);
+    CHECK(ledger.find("de-1")->last_ok_ms == 1);
+    CHECK(ledger.find("nl-1")->last_ok_ms == 0);
+  }
+  SUBCASE("wild jumps saturate instead of overflowing") {
+    ledger.shift(std::numeric_limits<DurationMs>::max());
+    CHECK(ledger.find("de-1")->last_probe_ms == std::numeric_limits<UnixMs>::max());
+    ledger.shift(std::numeric_limits<DurationMs>::min());
+    CHECK(ledger.find("de-1")->last_probe_ms < 0);
+    CHECK(ledger.find("de-1")->last_ok_ms == 1);
+  }
+}
+
+TEST_CASE("probe ledger: clear and retain_only forget targets") {
+  Roster roster = make_roster({"DE", "NL"}, {3, 2});  // de-1 de-2 de-3 nl-1 nl-2
+  ProbeLedger ledger;
+  for (const ServerEntry& server : roster.servers) {
+    record(ledger, server.id, kT0, ProbeFailure::tcp_timeout);
+  }
+  record(ledger, "fr-9", kT0, ProbeFailure::none);  // not in the roster at all
+  CHECK(ledger.size() == 6);
+
+  Roster smaller = reordered(roster, {4, 0, 2}, 8);  // nl-2 de-1 de-3
+  ledger.retain_only(smaller);
+  CHECK(ledger.size() == 3);
+  std::vector<std::string> kept;
+  for (const TargetStreak& s : ledger.streaks()) kept.push_back(s.id);
+  CHECK(kept == std::vector<std::string>{"de-1", "de-3", "nl-2"});
+  CHECK(ledger.find("de-2") == nullptr);
+  CHECK(ledger.find("fr-9") == nullptr);
+  CHECK(ledger.find("de-1")->fail_streak == 1);  // kept ones are untouched
+
+  // A removed target that comes back starts afresh.
+  CHECK(record(ledger, "de-2", kT0 + kMinute, ProbeFailure::tcp_timeout).fail_streak == 1);
+
+  ledger.clear();
+  CHECK(ledger.size() == 0);
+  CHECK(ledger.find("de-1") == nullptr);
+}
+
+TEST_CASE("probe ledger: the view is sorted by roster index, skips self and unprobed targets") {
+  Roster roster = make_roster({"DE", "NL"}, {3, 3});  // de-1 de-2 de-3 nl-1 nl-2 nl-3
+  ProbeLedger ledger;
+  record(ledger, "nl-3", kT0, ProbeFailure::none);
+  record(ledger, "de-1", kT0, ProbeFailure::tcp_timeout);
+  record(ledger, "de-1", kT0 + kMinute, ProbeFailure::tcp_reset);
+  record(ledger, "de-3", kT0 + kMinute, ProbeFailure::none);
+  record(ledger, "nl-1", kT0, ProbeFailure::none);  // probed, but not a target now
+  record(ledger, "de-2", kT0, ProbeFailure::none);  // self: never reported
+
+  const std::uint32_t self = 1;  // de-2
+  const std::vector<std::uint32_t> targets = {5, 0, 1, 4, 2};  // nl-2 (4) never probed
+  ProbeView view = ledger.view_for(roster, targets, self);
+  CHECK(view.roster_version == roster.version);
+  REQUIRE(view.results.size() == 3);
+  CHECK(view.results[0] == ProbeResult{0, 2, 0, kT0 + kMinute, 0, ProbeFailure::tcp_reset});
+  CHECK(view.results[1] == ProbeResult{2, 0, 1, kT0 + kMinute, kT0 + kMinute, ProbeFailure::none});
+  CHECK(view.results[2] == ProbeResult{5, 0, 1, kT0, kT0, ProbeFailure::none});
+
+  SUBCASE("repeated targets give one result") {
+    const std::vector<std::uint32_t> twice = {0, 0, 2, 2};
+    CHECK(ledger.view_for(roster, twice, self).results.size() == 2);
+  }
+  SUBCASE("no targets, an empty view on the roster's version") {
+    ProbeView empty = ledger.view_for(roster, {}, self);
+    CHECK(empty.results.empty());
+    CHECK(empty.roster_version == roster.version);
+  }
+}
+
+TEST_CASE("probe ledger: the same streaks under another roster version's numbering") {
+  Roster v1 = make_roster({"DE", "NL"}, {3, 3});     // de-1 de-2 de-3 nl-1 nl-2 nl-3
+  Roster v2 = reordered(v1, {5, 3, 0, 1}, v1.version + 1);  // nl-3 nl-1 de-1 de-2
+  ProbeLedger ledger;
+  record(ledger, "de-1", kT0, ProbeFailure::tcp_timeout);
+  record(ledger, "nl-1", kT0, ProbeFailure::none);
+  record(ledger, "nl-3", kT0, ProbeFailure::tcp_refused);
+
+  const std::vector<std::uint32_t> all1 = {0, 2, 3, 4, 5};  // self de-2 = 1
+  ProbeView view1 = ledger.view_for(v1, all1, 1);
+  REQUIRE(view1.results.size() == 3);
+  CHECK(view1.results[0].target == 0);  // de-1
+  CHECK(view1.results[1].target == 3);  // nl-1
+  CHECK(view1.results[2].target == 5);  // nl-3
+
+  const std::vector<std::uint32_t> all2 = {0, 1, 2};  // self de-2 = 3
+  ProbeView view2 = ledger.view_for(v2, all2, 3);
+  CHECK(view2.roster_version == v1.version + 1);
+  REQUIRE(view2.results.size() == 3);
+  CHECK(view2.results[0].target == 0);  // nl-3
+  CHECK(view2.results[0].reason == ProbeFailure::tcp_refused);
+  CHECK(view2.results[1].target == 1);  // nl-1
+  CHECK(view2.results[1].ok_streak == 1);
+  CHECK(view2.results[2].target == 2);  // de-1
+  CHECK(view2.results[2].reason == ProbeFailure::tcp_timeout);
+}
+
+TEST_CASE("probe ledger: a view of the assigned targets votes as the verdict rules read it") {
+  Roster roster = make_roster({"DE", "NL", "RU", "US"}, {5, 5, 5, 5}, 3);
+  const std::uint32_t self = 10;  // ru-1
+  const std::vector<std::uint32_t> targets = probe_targets(roster, self, kT0);
+  REQUIRE(!targets.empty());
+  ProbeLedger ledger;
+  const std::uint32_t blocked = targets.front();
+  for (int round = 0; round < 3; ++round) {
+    const UnixMs at = kT0 + round * kMinute;
+    for (std::uint32_t t : targets) {
+      ledger.record(roster.servers[t].id, at,
+                    t == blocked ? ProbeFailure::tcp_timeout : ProbeFailure::none);
+    }
+  }
+  ObservedReport observed;
+  observed.origin = self;
+  observed.timestamp_ms = kT0 + 2 * kMinute;
+  observed.report.view = ledger.view_for(roster, targets, self);
+  CHECK(observed.report.view.results.size() == targets.size());
+  std::vector<std::uint32_t> failing;
+  std::size_t counted = 0;
+  for_each_counted_result(observed, roster.params, 20, [&](const ProbeResult& result) {
+    ++counted;
+    if (is_failing(result, roster.params)) failing.push_back(result.target);
+  });
+  CHECK(counted == targets.size());  // sorted, no repeats, no self: every result counts
+  CHECK(failing == std::vector<std::uint32_t>{blocked});
+}
+
+TEST_CASE("probe ledger: no allocation per probe once every target has an entry") {
+  ProbeLedger ledger;
+  std::vector<std::string> ids;
+  for (int i = 1; i <= 45; ++i) ids.push_back("de-" + std::to_string(i));
+  for (const std::string& id : ids) ledger.record(id, kT0, ProbeFailure::none);
+  const TargetStreak* storage = ledger.streaks().data();
+  for (int round = 1; round <= 20; ++round) {
+    for (const std::string& id : ids) ledger.record(id, kT0 + round * kMinute, ProbeFailure::none);
+  }
+  CHECK(ledger.streaks().data() == storage);
+  CHECK(ledger.size() == 45);
+  CHECK(ledger.find("de-45")->ok_streak == 21);
+}
+
+TEST_CASE("probe ledger: at kProbeLedgerTargetsMax a new target is dropped and counted") {
+  ProbeLedger ledger;
+  for (std::size_t i = 0; i < kProbeLedgerTargetsMax; ++i) {
+    REQUIRE(ledger.record("s-" + std::to_string(i), kT0, ProbeFailure::none) != nullptr);
+  }
+  CHECK(ledger.size() == kProbeLedgerTargetsMax);
+  CHECK(ledger.record("one-too-many", kT0, ProbeFailure::none) == nullptr);
+  CHECK(ledger.dropped() == 1);
+  CHECK(ledger.find("one-too-many") == nullptr);
+  // Known targets are still recorded.
+  CHECK(record(ledger, "s-7", kT0 + kMinute, ProbeFailure::none).ok_streak == 2);
+  CHECK(ledger.size() == kProbeLedgerTargetsMax);
+  ledger.clear();
+  CHECK(ledger.dropped() == 1);  // a lifetime counter
+}

@@ -1,0 +1,108 @@
+#include "verdict/probe_ledger.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/check.h"
+
+namespace mesh::verdict {
+namespace {
+
+bool id_less(const TargetStreak& streak, std::string_view id) {
+  return std::string_view(streak.id) < id;
+}
+
+void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome) {
+  ++streak.probes;
+  streak.last_probe_ms = now_ms;
+  streak.reason = outcome;
+  if (outcome == ProbeFailure::none) {
+    streak.ok_streak = std::min(streak.ok_streak + 1, kStreakMax);
+    streak.fail_streak = 0;
+    streak.last_ok_ms = now_ms;
+  } else {
+    streak.fail_streak = std::min(streak.fail_streak + 1, kStreakMax);
+    streak.ok_streak = 0;
+  }
+}
+
+// time + delta, saturating at the ends of UnixMs (a wild jump must not
+// overflow into undefined behaviour).
+UnixMs shifted(UnixMs time, DurationMs delta) {
+  constexpr UnixMs kMax = std::numeric_limits<UnixMs>::max();
+  constexpr UnixMs kMin = std::numeric_limits<UnixMs>::min();
+  if (delta > 0 && time > kMax - delta) return kMax;
+  if (delta < 0 && time < kMin - delta) return kMin;
+  return time + delta;
+}
+
+}  // namespace
+
+ProbeResult TargetStreak::result(std::uint32_t target) const {
+  return ProbeResult{target, fail_streak, ok_streak, last_probe_ms, last_ok_ms, reason};
+}
+
+const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_ms,
+                                        ProbeFailure outcome) {
+  MESH_CHECK(is_valid_server_id(target_id), "probe ledger: target id breaks the id rule");
+  MESH_CHECK(static_cast<std::uint8_t>(outcome) <= kProbeFailureMax,
+             "probe ledger: outcome is not a ProbeFailure");
+  auto it = std::lower_bound(streaks_.begin(), streaks_.end(), target_id, id_less);
+  if (it == streaks_.end() || it->id != target_id) {
+    if (streaks_.size() >= kProbeLedgerTargetsMax) {
+      ++dropped_;
+      return nullptr;
+    }
+    it = streaks_.insert(it, TargetStreak{});
+    it->id = ServerId(target_id);
+  }
+  apply_outcome(*it, now_ms, outcome);
+  return &*it;
+}
+
+const TargetStreak* ProbeLedger::find(std::string_view target_id) const {
+  auto it = std::lower_bound(streaks_.begin(), streaks_.end(), target_id, id_less);
+  return it != streaks_.end() && it->id == target_id ? &*it : nullptr;
+}
+
+void ProbeLedger::shift(DurationMs delta_ms) {
+  for (TargetStreak& streak : streaks_) {
+    streak.last_probe_ms = shifted(streak.last_probe_ms, delta_ms);
+    if (streak.last_ok_ms == 0) continue;  // never succeeded: stays "never"
+    streak.last_ok_ms = std::max<UnixMs>(shifted(streak.last_ok_ms, delta_ms), 1);
+  }
+}
+
+void ProbeLedger::retain_only(const Roster& roster) {
+  std::vector<std::string_view> members;
+  members.reserve(roster.servers.size());
+  for (const ServerEntry& server : roster.servers) members.emplace_back(server.id);
+  std::sort(members.begin(), members.end());
+  std::erase_if(streaks_, [&](const TargetStreak& streak) {
+    return !std::binary_search(members.begin(), members.end(), std::string_view(streak.id));
+  });
+}
+
+ProbeView ProbeLedger::view_for(const Roster& roster, std::span<const std::uint32_t> targets,
+                                std::uint32_t self) const {
+  ProbeView view;
+  view.roster_version = roster.version;
+  view.results.reserve(targets.size());
+  for (std::uint32_t target : targets) {
+    MESH_CHECK(target < roster.servers.size(), "probe ledger: target index outside the roster");
+    if (target == self) continue;
+    const TargetStreak* streak = find(roster.servers[target].id);
+    if (streak == nullptr) continue;  // never probed: nothing to report yet
+    view.results.push_back(streak->result(target));
+  }
+  // Callers pass sorted targets (probe_targets does); sorting here keeps the
+  // view's invariant (sorted, no repeats) whatever they pass.
+  auto by_target = [](const ProbeResult& a, const ProbeResult& b) { return a.target < b.target; };
+  std::sort(view.results.begin(), view.results.end(), by_target);
+  auto same_target = [](const ProbeResult& a, const ProbeResult& b) { return a.target == b.target; };
+  view.results.erase(std::unique(view.results.begin(), view.results.end(), same_target),
+                     view.results.end());
+  return view;
+}
+
+}  // namespace mesh::verdict

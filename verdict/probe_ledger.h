@@ -1,0 +1,99 @@
+// The probe ledger (docs/VERDICTS.md, "Probe streaks"): what one observer
+// remembers of every target it probes, and the ProbeView its report carries.
+// The daemon's prober and meshsim both keep their streaks here, so the two
+// cannot disagree on how an outcome updates a streak, how a clock jump moves
+// it, or which results a report lists.
+//
+// Pure: times are arguments, no I/O, no clock, no randomness. Targets are
+// keyed by server id, which is stable across roster versions; roster indices
+// appear only when a view is built. Not thread-safe: one owner (the
+// daemon's prober strand, or one simulated node).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "common/server_id.h"
+#include "common/time.h"
+#include "record/report.h"
+#include "record/roster.h"
+
+namespace mesh::verdict {
+
+// Most targets a ledger holds: a roster never names more servers, and
+// retain_only() forgets those a new roster drops. At the maximum a probe of
+// a new target is dropped and counted (ProbeLedger::dropped()).
+inline constexpr std::size_t kProbeLedgerTargetsMax = kRosterServersMax;
+
+// One target's streaks, in the observer's clock.
+struct TargetStreak {
+  ServerId id;                    // the target's server id
+  std::uint32_t fail_streak = 0;  // consecutive failures up to the last probe (<= kStreakMax)
+  std::uint32_t ok_streak = 0;    // consecutive successes up to the last probe (<= kStreakMax)
+  UnixMs last_probe_ms = 0;
+  UnixMs last_ok_ms = 0;          // 0 = never succeeded
+  ProbeFailure reason = ProbeFailure::none;  // why the last probe failed; none if it succeeded
+  std::uint64_t probes = 0;       // outcomes recorded (>= 1); drivers pick TLS probes by it
+  bool operator==(const TargetStreak&) const = default;
+
+  // The wire form of this streak under roster index `target`.
+  ProbeResult result(std::uint32_t target) const;
+};
+
+class ProbeLedger {
+ public:
+  // Records one probe outcome of `target_id` at `now_ms` (observer clock):
+  // success sets ok_streak + 1 (saturating at kStreakMax), fail_streak 0,
+  // last_ok_ms = now_ms; a failure sets fail_streak + 1 (saturating),
+  // ok_streak 0 and keeps last_ok_ms; both set last_probe_ms = now_ms,
+  // reason = outcome and count the probe. A target seen for the first time
+  // gets an entry (no allocation once every target has one).
+  // Returns the updated streak, valid until the next non-const call; or
+  // nullptr when target_id is new and the ledger already holds
+  // kProbeLedgerTargetsMax targets (the outcome is dropped and counted).
+  // REQUIRES: is_valid_server_id(target_id); outcome a ProbeFailure enumerator.
+  const TargetStreak* record(std::string_view target_id, UnixMs now_ms, ProbeFailure outcome);
+
+  // The streak of `target_id`, or nullptr if it was never probed (or was
+  // forgotten). O(log targets). Valid until the next non-const call.
+  const TargetStreak* find(std::string_view target_id) const;
+
+  // The observer's clock jumped by delta_ms: every recorded time moves with
+  // it (the daemon measures on a monotonic clock and reports wall time), so
+  // a report stays consistent with its own timestamp. last_ok_ms == 0
+  // ("never") stays 0, and a shifted success never lands on 0 or below.
+  void shift(DurationMs delta_ms);
+
+  // Forgets every target (a restarted daemon starts its streaks afresh).
+  // The dropped() counter is kept.
+  void clear() { streaks_.clear(); }
+
+  // Forgets every target that is not a server of `roster`, so memory stays
+  // bounded by the roster. Call it whenever a new roster is installed.
+  // O(targets log servers); allocates a sorted id list.
+  void retain_only(const Roster& roster);
+
+  // The view a report on `roster` carries: one ProbeResult per target in
+  // `targets` (roster indices, e.g. verdict::probe_targets) that has been
+  // probed, sorted by index without repeats, `self` skipped, and
+  // roster_version = roster.version. Results are the streaks as they stand;
+  // stale ones are the verdict's business (docs/VERDICTS.md, rule 3).
+  // REQUIRES: every index in targets < roster.servers.size().
+  ProbeView view_for(const Roster& roster, std::span<const std::uint32_t> targets,
+                     std::uint32_t self) const;
+
+  // Every target's streak, sorted by id bytes.
+  std::span<const TargetStreak> streaks() const { return streaks_; }
+  std::size_t size() const { return streaks_.size(); }
+  // Outcomes refused because the ledger was full (since construction).
+  std::uint64_t dropped() const { return dropped_; }
+
+ private:
+  std::vector<TargetStreak> streaks_;  // sorted by id, no repeats
+  std::uint64_t dropped_ = 0;
+};
+
+}  // namespace mesh::verdict
