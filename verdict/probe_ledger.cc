@@ -43,7 +43,7 @@ ProbeResult TargetStreak::result(std::uint32_t target) const {
 }
 
 const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_ms,
-                                        ProbeFailure outcome) {
+                                        ProbeFailure outcome, DurationMs restart_after_ms) {
   MESH_CHECK(is_valid_server_id(target_id), "probe ledger: target id breaks the id rule");
   MESH_CHECK(static_cast<std::uint8_t>(outcome) <= kProbeFailureMax,
              "probe ledger: outcome is not a ProbeFailure");
@@ -55,6 +55,10 @@ const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_m
     }
     it = streaks_.insert(it, TargetStreak{});
     it->id = ServerId(target_id);
+  }
+  if (it->probes > 0 && now_ms - it->last_probe_ms > restart_after_ms) {
+    it->fail_streak = 0;  // a gap: the next outcome starts both streaks afresh
+    it->ok_streak = 0;
   }
   apply_outcome(*it, now_ms, outcome);
   return &*it;

@@ -54,8 +54,14 @@ class ProbeLedger {
   // Returns the updated streak, valid until the next non-const call; or
   // nullptr when target_id is new and the ledger already holds
   // kProbeLedgerTargetsMax targets (the outcome is dropped and counted).
+  // A gap restarts the streaks: when the previous probe is more than
+  // `restart_after_ms` before now_ms (drivers pass the roster's
+  // stale_after_ms), both streaks start again from this outcome, so a target
+  // assigned again after an epoch away cannot turn one failure into a vote
+  // on an old streak. last_ok_ms is kept (it is a fact, not a streak).
   // REQUIRES: is_valid_server_id(target_id); outcome a ProbeFailure enumerator.
-  const TargetStreak* record(std::string_view target_id, UnixMs now_ms, ProbeFailure outcome);
+  const TargetStreak* record(std::string_view target_id, UnixMs now_ms, ProbeFailure outcome,
+                             DurationMs restart_after_ms);
 
   // The streak of `target_id`, or nullptr if it was never probed (or was
   // forgotten). O(log targets). Valid until the next non-const call.

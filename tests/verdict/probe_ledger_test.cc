@@ -20,10 +20,11 @@ using namespace mesh::verdict::testing;
 namespace {
 
 constexpr UnixMs kMinute = 60'000;
+constexpr DurationMs kRestartMs = Parameters{}.stale_after_ms;  // what drivers pass
 
 // Records `outcome` for `id` and returns a copy of the updated streak.
 TargetStreak record(ProbeLedger& ledger, const std::string& id, UnixMs at, ProbeFailure outcome) {
-  const TargetStreak* streak = ledger.record(id, at, outcome);
+  const TargetStreak* streak = ledger.record(id, at, outcome, kRestartMs);
   REQUIRE(streak != nullptr);
   return *streak;
 }
@@ -85,8 +86,8 @@ TEST_CASE("probe ledger: failures keep last_ok, take the latest reason; a succes
 TEST_CASE("probe ledger: streaks saturate at kStreakMax") {
   ProbeLedger ledger;
   for (std::uint32_t i = 0; i < kStreakMax + 3; ++i) {
-    ledger.record("de-1", kT0 + i, ProbeFailure::none);
-    ledger.record("nl-1", kT0 + i, ProbeFailure::tcp_unreachable);
+    ledger.record("de-1", kT0 + i, ProbeFailure::none, kRestartMs);
+    ledger.record("nl-1", kT0 + i, ProbeFailure::tcp_unreachable, kRestartMs);
   }
   CHECK(ledger.find("de-1")->ok_streak == kStreakMax);
   CHECK(ledger.find("nl-1")->fail_streak == kStreakMax);
@@ -239,7 +240,7 @@ TEST_CASE("probe ledger: a view of the assigned targets votes as the verdict rul
     const UnixMs at = kT0 + round * kMinute;
     for (std::uint32_t t : targets) {
       ledger.record(roster.servers[t].id, at,
-                    t == blocked ? ProbeFailure::tcp_timeout : ProbeFailure::none);
+                    t == blocked ? ProbeFailure::tcp_timeout : ProbeFailure::none, kRestartMs);
     }
   }
   ObservedReport observed;
@@ -261,10 +262,10 @@ TEST_CASE("probe ledger: no allocation per probe once every target has an entry"
   ProbeLedger ledger;
   std::vector<std::string> ids;
   for (int i = 1; i <= 45; ++i) ids.push_back("de-" + std::to_string(i));
-  for (const std::string& id : ids) ledger.record(id, kT0, ProbeFailure::none);
+  for (const std::string& id : ids) ledger.record(id, kT0, ProbeFailure::none, kRestartMs);
   const TargetStreak* storage = ledger.streaks().data();
   for (int round = 1; round <= 20; ++round) {
-    for (const std::string& id : ids) ledger.record(id, kT0 + round * kMinute, ProbeFailure::none);
+    for (const std::string& id : ids) ledger.record(id, kT0 + round * kMinute, ProbeFailure::none, kRestartMs);
   }
   CHECK(ledger.streaks().data() == storage);
   CHECK(ledger.size() == 45);
@@ -274,10 +275,10 @@ TEST_CASE("probe ledger: no allocation per probe once every target has an entry"
 TEST_CASE("probe ledger: at kProbeLedgerTargetsMax a new target is dropped and counted") {
   ProbeLedger ledger;
   for (std::size_t i = 0; i < kProbeLedgerTargetsMax; ++i) {
-    REQUIRE(ledger.record("s-" + std::to_string(i), kT0, ProbeFailure::none) != nullptr);
+    REQUIRE(ledger.record("s-" + std::to_string(i), kT0, ProbeFailure::none, kRestartMs) != nullptr);
   }
   CHECK(ledger.size() == kProbeLedgerTargetsMax);
-  CHECK(ledger.record("one-too-many", kT0, ProbeFailure::none) == nullptr);
+  CHECK(ledger.record("one-too-many", kT0, ProbeFailure::none, kRestartMs) == nullptr);
   CHECK(ledger.dropped() == 1);
   CHECK(ledger.find("one-too-many") == nullptr);
   // Known targets are still recorded.
@@ -285,4 +286,26 @@ TEST_CASE("probe ledger: at kProbeLedgerTargetsMax a new target is dropped and c
   CHECK(ledger.size() == kProbeLedgerTargetsMax);
   ledger.clear();
   CHECK(ledger.dropped() == 1);  // a lifetime counter
+}
+
+TEST_CASE("probe ledger: a gap longer than restart_after_ms restarts both streaks") {
+  ProbeLedger ledger;
+  for (int i = 0; i < 5; ++i) record(ledger, "nl-1", kT0 + i * kMinute, ProbeFailure::tcp_timeout);
+  CHECK(ledger.find("nl-1")->fail_streak == 5);
+  // Probed again exactly at the bound: the streak goes on.
+  const UnixMs at_bound = kT0 + 4 * kMinute + kRestartMs;
+  CHECK(record(ledger, "nl-1", at_bound, ProbeFailure::tcp_timeout).fail_streak == 6);
+  // Past the bound: one failure is a streak of one, not seven.
+  const TargetStreak after_gap =
+      record(ledger, "nl-1", at_bound + kRestartMs + 1, ProbeFailure::tcp_timeout);
+  CHECK(after_gap.fail_streak == 1);
+  CHECK(after_gap.ok_streak == 0);
+  // The same for ok streaks; last_ok_ms survives a gap.
+  record(ledger, "de-1", kT0, ProbeFailure::none);
+  record(ledger, "de-1", kT0 + kMinute, ProbeFailure::none);
+  const TargetStreak ok_after_gap =
+      record(ledger, "de-1", kT0 + kMinute + kRestartMs + 1, ProbeFailure::tcp_refused);
+  CHECK(ok_after_gap.fail_streak == 1);
+  CHECK(ok_after_gap.last_ok_ms == kT0 + kMinute);
+  CHECK(record(ledger, "de-1", kT0 + 2 * kMinute + kRestartMs + 1, ProbeFailure::none).ok_streak == 1);
 }

@@ -234,7 +234,8 @@ void Run::on_probe(SimNode& node) {
   for (std::uint32_t target : targets_of(node, now)) {
     const std::uint32_t t = world[target];
     const verdict::TargetStreak* streak =
-        node.prober.record(roster->servers[target].id, now, probe(node.index, t));
+        node.prober.record(roster->servers[target].id, now, probe(node.index, t),
+                           roster->params.stale_after_ms);
     // Every tls_every-th probe of a target is a TLS handshake (the cost
     // model is the simulator's; the counter is the ledger's).
     const bool tls = streak != nullptr && tls_every > 0 && streak->probes % tls_every == 0;
