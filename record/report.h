@@ -108,4 +108,16 @@ Result<Report, ReportError> decode_report_payload(ByteView payload, const Roster
                                                   std::uint32_t origin_index,
                                                   UnixMs record_timestamp_ms);
 
+// The verdict of decode_report_payload without the Report, for callers that
+// would throw the decoded report away (gossip with hold_decoded_reports off).
+// Contract: exactly decode_report_payload's checks, in the same order, with
+// the same precedence (a structural fault anywhere wins over a broken rule
+// before it), the same ReportError code and the same message; it is ok()
+// exactly when decode_report_payload is. It allocates nothing on the heap
+// when it accepts (only a refusal builds its message). Both share one
+// decoder (report_decode.cc); tests/record/validate_test.cc holds them equal.
+Status<ReportError> validate_report_payload(ByteView payload, const Roster& roster,
+                                            std::uint32_t origin_index,
+                                            UnixMs record_timestamp_ms);
+
 }  // namespace mesh

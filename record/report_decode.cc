@@ -8,6 +8,11 @@
 // refused for that, even if an earlier value already broke a rule. So when
 // the pass fails, a structural walk of the whole payload decides which error
 // is reported. The accepted path never walks twice.
+//
+// The same pass serves validate_report_payload: a compile-time `Keep` says
+// whether it builds the Report or only checks. Checking skips exactly the
+// copies (the reason string, the results vector and the merge of the ok
+// targets into it); every rule and message is the one code path both share.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -28,6 +33,10 @@ using msgpack_reader::Reader;
 using msgpack_reader::ReadStatus;
 
 constexpr std::uint64_t kUint64Max = std::numeric_limits<std::uint64_t>::max();
+
+// What a pass keeps: the whole Report (decode_report_payload), or only the
+// verdict (validate_report_payload; no heap allocation unless it fails).
+enum class Keep { report, verdict };
 
 Error<ReportError> fail(ReportError code, const std::string& what) {
   return make_error(code, "report payload: " + what);
@@ -101,11 +110,11 @@ Result<UnixMs, ReportError> read_time(Reader& reader, const Where& where, UnixMs
   return timestamp - static_cast<UnixMs>(*age);
 }
 
-Result<SelfCheck, ReportError> decode_self_check(Reader& reader) {
+template <Keep kKeep>
+Status<ReportError> decode_self_check(Reader& reader, SelfCheck& out) {
   if (auto status = expect_array(reader, named("self_check"), kSelfCheckFields); !status) {
     return status.error();
   }
-  SelfCheck out;
   if (reader.read_bool(&out.listener_ok) != ReadStatus::ok ||
       reader.read_bool(&out.service_ok) != ReadStatus::ok) {
     return fail(ReportError::malformed, "self_check: listener_ok and service_ok must be booleans");
@@ -117,8 +126,8 @@ Result<SelfCheck, ReportError> decode_self_check(Reader& reader) {
   if (!is_printable_utf8(reason)) {
     return fail(ReportError::malformed, "self_check.reason: not printable UTF-8");
   }
-  out.reason.assign(reason);
-  return out;
+  if constexpr (kKeep == Keep::report) out.reason.assign(reason);
+  return Ok{};
 }
 
 Result<Metrics, ReportError> decode_metrics(Reader& reader) {
@@ -268,37 +277,10 @@ Result<ProbeResult, ReportError> decode_failure(Reader& reader, std::uint32_t in
   return r;
 }
 
-// Decodes the failures list into the front of `results`, then merges the ok
-// targets in, in target order, in place.
-Status<ReportError> decode_failures(Reader& reader, const OkTargets& ok,
-                                    const TargetRules& rules, UnixMs timestamp,
-                                    std::vector<ProbeResult>& results) {
-  std::uint32_t count = 0;
-  if (reader.read_array_header(&count, kReportTargetsMax) != ReadStatus::ok ||
-      count > reader.remaining()) {  // each entry takes at least one byte
-    return fail(ReportError::malformed, "view.failures: not an array");
-  }
-  results.resize(std::size_t{ok.count} + count);
-  std::optional<std::uint32_t> both;  // the first target both ok and failing
-  for (std::uint32_t i = 0; i < count; ++i) {
-    auto r = decode_failure(reader, i, timestamp);
-    if (!r) return r.error();
-    auto where = [i] { return "view.failures[" + std::to_string(i) + "]"; };
-    if (auto status = check_target(r->target, rules, where); !status) return status.error();
-    if (i > 0 && r->target <= results[i - 1].target) {
-      ReportError code = r->target == results[i - 1].target
-                             ? ReportError::repeated_target
-                             : ReportError::malformed;
-      return fail(code,
-                  where() + ": target " + std::to_string(r->target) + " repeated or out of order");
-    }
-    if (!both && ok.has(r->target)) both = r->target;
-    results[i] = *r;
-  }
-  if (both) {
-    return fail(ReportError::repeated_target,
-                "view: target " + std::to_string(*both) + " is both ok and failing");
-  }
+// Merges the ok targets into `results`, whose front holds the `count`
+// failures in target order and whose size leaves room for the ok ones.
+void merge_ok_targets(const OkTargets& ok, std::uint32_t count,
+                      std::vector<ProbeResult>& results) {
   // Merge from the back. The ok entries come from the bitmap, and `out` stays
   // ahead of the unread failures [0, failure) by the ok entries still to
   // write, so nothing unread is overwritten.
@@ -319,15 +301,51 @@ Status<ReportError> decode_failures(Reader& reader, const OkTargets& ok,
       next_ok();
     }
   }
+}
+
+// Checks the failures list; with Keep::report also decodes it into the front
+// of `results` and merges the ok targets in, in target order, in place.
+template <Keep kKeep>
+Status<ReportError> decode_failures(Reader& reader, const OkTargets& ok,
+                                    const TargetRules& rules, UnixMs timestamp,
+                                    std::vector<ProbeResult>& results) {
+  std::uint32_t count = 0;
+  if (reader.read_array_header(&count, kReportTargetsMax) != ReadStatus::ok ||
+      count > reader.remaining()) {  // each entry takes at least one byte
+    return fail(ReportError::malformed, "view.failures: not an array");
+  }
+  if constexpr (kKeep == Keep::report) results.resize(std::size_t{ok.count} + count);
+  std::uint32_t previous = 0;         // the target of failure i - 1
+  std::optional<std::uint32_t> both;  // the first target both ok and failing
+  for (std::uint32_t i = 0; i < count; ++i) {
+    auto r = decode_failure(reader, i, timestamp);
+    if (!r) return r.error();
+    auto where = [i] { return "view.failures[" + std::to_string(i) + "]"; };
+    if (auto status = check_target(r->target, rules, where); !status) return status.error();
+    if (i > 0 && r->target <= previous) {
+      ReportError code =
+          r->target == previous ? ReportError::repeated_target : ReportError::malformed;
+      return fail(code,
+                  where() + ": target " + std::to_string(r->target) + " repeated or out of order");
+    }
+    previous = r->target;
+    if (!both && ok.has(r->target)) both = r->target;
+    if constexpr (kKeep == Keep::report) results[i] = *r;
+  }
+  if (both) {
+    return fail(ReportError::repeated_target,
+                "view: target " + std::to_string(*both) + " is both ok and failing");
+  }
+  if constexpr (kKeep == Keep::report) merge_ok_targets(ok, count, results);
   return Ok{};
 }
 
-Result<ProbeView, ReportError> decode_view(Reader& reader, const Roster& roster,
-                                           std::uint32_t origin_index, UnixMs timestamp) {
+template <Keep kKeep>
+Status<ReportError> decode_view(Reader& reader, const Roster& roster, std::uint32_t origin_index,
+                                UnixMs timestamp, ProbeView& view) {
   if (auto status = expect_array(reader, named("view"), kViewFields); !status) {
     return status.error();
   }
-  ProbeView view;
   auto version = read_uint(reader, named("view.roster_version"), kUint64Max);
   if (!version) return version.error();
   view.roster_version = *version;
@@ -337,29 +355,45 @@ Result<ProbeView, ReportError> decode_view(Reader& reader, const Roster& roster,
   }
   auto ok = decode_ok_targets(reader, rules, timestamp);
   if (!ok) return ok.error();
-  if (auto status = decode_failures(reader, *ok, rules, timestamp, view.results); !status) {
-    return status.error();
-  }
-  return view;
+  return decode_failures<kKeep>(reader, *ok, rules, timestamp, view.results);
 }
 
-// Every rule, in value order; stops at the first broken one.
-Result<Report, ReportError> decode_in_order(ByteView payload, const Roster& roster,
-                                            std::uint32_t origin_index, UnixMs timestamp) {
+// Every rule, in value order; stops at the first broken one. With
+// Keep::verdict, `out` gets no reason and no results (nothing allocated).
+template <Keep kKeep>
+Status<ReportError> decode_in_order(ByteView payload, const Roster& roster,
+                                    std::uint32_t origin_index, UnixMs timestamp, Report& out) {
   Reader reader(payload);
   if (auto status = expect_array(reader, named("top level"), kReportFields); !status) {
     return status.error();
   }
-  auto self_check = decode_self_check(reader);
-  if (!self_check) return self_check.error();
+  if (auto status = decode_self_check<kKeep>(reader, out.self_check); !status) return status;
   auto metrics = decode_metrics(reader);
   if (!metrics) return metrics.error();
-  auto view = decode_view(reader, roster, origin_index, timestamp);
-  if (!view) return view.error();
+  out.metrics = *metrics;
+  if (auto status = decode_view<kKeep>(reader, roster, origin_index, timestamp, out.view);
+      !status) {
+    return status;
+  }
   if (!reader.at_end()) {
     return fail(ReportError::malformed, std::to_string(reader.remaining()) + " trailing bytes");
   }
-  return Report{std::move(*self_check), *metrics, std::move(*view)};
+  return Ok{};
+}
+
+// The whole contract: the size bound, the rules in value order, and on a
+// broken rule the structural walk that may override it.
+template <Keep kKeep>
+Status<ReportError> decode_payload(ByteView payload, const Roster& roster,
+                                   std::uint32_t origin_index, UnixMs timestamp, Report& out) {
+  if (payload.size() > kReportPayloadBytesMax) {
+    return fail(ReportError::oversize, "over 65536 bytes");
+  }
+  auto status = decode_in_order<kKeep>(payload, roster, origin_index, timestamp, out);
+  if (status) return status;
+  // A structural fault anywhere takes precedence over a broken rule before it.
+  if (auto structure = check_structure(payload); !structure) return structure.error();
+  return status;
 }
 
 }  // namespace
@@ -367,14 +401,19 @@ Result<Report, ReportError> decode_in_order(ByteView payload, const Roster& rost
 Result<Report, ReportError> decode_report_payload(ByteView payload, const Roster& roster,
                                                   std::uint32_t origin_index,
                                                   UnixMs record_timestamp_ms) {
-  if (payload.size() > kReportPayloadBytesMax) {
-    return fail(ReportError::oversize, "over 65536 bytes");
-  }
-  auto report = decode_in_order(payload, roster, origin_index, record_timestamp_ms);
-  if (report) return report;
-  // A structural fault anywhere takes precedence over a broken rule before it.
-  if (auto structure = check_structure(payload); !structure) return structure.error();
+  Report report;
+  auto status =
+      decode_payload<Keep::report>(payload, roster, origin_index, record_timestamp_ms, report);
+  if (!status) return status.error();
   return report;
+}
+
+Status<ReportError> validate_report_payload(ByteView payload, const Roster& roster,
+                                            std::uint32_t origin_index,
+                                            UnixMs record_timestamp_ms) {
+  Report scratch;  // stays empty of heap: Keep::verdict copies no reason, no results
+  return decode_payload<Keep::verdict>(payload, roster, origin_index, record_timestamp_ms,
+                                       scratch);
 }
 
 }  // namespace mesh
