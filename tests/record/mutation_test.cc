@@ -9,6 +9,7 @@
 #include "record/report.h"
 #include "record/roster.h"
 #include "tests/record/fixtures.h"
+#include "tests/record/mutations.h"
 
 using namespace mesh;
 
@@ -16,21 +17,6 @@ namespace {
 
 constexpr std::uint32_t kSeed = 20240611;
 constexpr int kRounds = 3000;
-
-// Flips, overwrites, inserts or deletes a few bytes of `input`.
-Bytes mutate(Bytes input, std::mt19937& rng) {
-  int edits = 1 + static_cast<int>(rng() % 4);
-  for (int e = 0; e < edits && !input.empty(); ++e) {
-    std::size_t at = rng() % input.size();
-    switch (rng() % 4) {
-      case 0: input[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
-      case 1: input[at] = static_cast<std::uint8_t>(rng()); break;
-      case 2: input.insert(input.begin() + static_cast<std::ptrdiff_t>(at), static_cast<std::uint8_t>(rng())); break;
-      default: input.erase(input.begin() + static_cast<std::ptrdiff_t>(at)); break;
-    }
-  }
-  return input;
-}
 
 }  // namespace
 
@@ -42,7 +28,7 @@ TEST_CASE("mutated records never crash and never verify") {
   int decoded = 0;
   for (int round = 0; round < kRounds; ++round) {
     CAPTURE(round);
-    Bytes raw = mutate(original, rng);
+    Bytes raw = test::mutate_bytes(original, rng);
     auto envelope = decode_envelope(raw);
     if (!envelope) continue;
     ++decoded;
@@ -51,22 +37,19 @@ TEST_CASE("mutated records never crash and never verify") {
   MESSAGE("mutated records that still decoded: " << decoded << " of " << kRounds);
 }
 
+// The corpus lives in mutations.cc: validate_test.cc replays it.
 TEST_CASE("mutated roster and report payloads never crash") {
-  std::mt19937 rng(kSeed + 1);
-  Roster roster = test::sample_roster(8, 2);
-  Bytes roster_payload = encode_roster_payload(roster);
-  Report report;
-  report.view.roster_version = 2;
-  report.view.results = {{1, 0, 5, 1000, 1000, ProbeFailure::none},
-                         {3, 2, 0, 2000, 500, ProbeFailure::tls_alert}};
-  Bytes report_payload = encode_report_payload(report, 5000);
-  for (int round = 0; round < kRounds; ++round) {
+  test::for_each_payload_mutation([](int round, const Bytes& roster_payload,
+                                     const test::ReportInput& input) {
     CAPTURE(round);
-    auto r = decode_roster_payload(mutate(roster_payload, rng), 2);
+    auto r = decode_roster_payload(roster_payload, 2);
     if (r) CHECK(validate_roster(*r).ok());
-    auto p = decode_report_payload(mutate(report_payload, rng), roster, 0, 5000);
-    if (p && p->view.roster_version == roster.version) {
-      for (const ProbeResult& result : p->view.results) CHECK(result.target < roster.servers.size());
+    auto p = decode_report_payload(input.payload, input.roster, input.origin_index,
+                                   input.record_timestamp_ms);
+    if (p && p->view.roster_version == input.roster.version) {
+      for (const ProbeResult& result : p->view.results) {
+        CHECK(result.target < input.roster.servers.size());
+      }
     }
-  }
+  });
 }
