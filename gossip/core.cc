@@ -25,7 +25,7 @@ GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier*
              "CoreConfig intervals must be positive");
 }
 
-Result<std::shared_ptr<const StoredRecord>, RecordError> GossipCore::Impl::store_record(
+Result<GossipCore::Impl::Stored, RecordError> GossipCore::Impl::store_record(
     ByteView raw, UnixMs now, Effects& effects, AcceptNote* note) {
   auto accepted = store_.accept(raw, now, note);
   if (!accepted.ok()) return accepted.error();
@@ -37,7 +37,8 @@ Result<std::shared_ptr<const StoredRecord>, RecordError> GossipCore::Impl::store
   }
   auto record = store_.shared(acceptance.kind, acceptance.origin_index);
   MESH_CHECK(record != nullptr, "accepted record not held");
-  return record;
+  const Entry entry{acceptance.kind, acceptance.origin_index, record->envelope.seq, 0};
+  return Stored{std::move(record), entry};
 }
 
 void GossipCore::Impl::on_roster_changed() {
@@ -106,13 +107,13 @@ void GossipCore::Impl::queue_body(std::uint32_t peer, RecordKind kind, std::uint
   }
 }
 
-void GossipCore::Impl::spread(const std::shared_ptr<const StoredRecord>& record,
-                              std::optional<std::uint32_t> from, Spread how) {
+void GossipCore::Impl::spread(const Stored& stored, std::optional<std::uint32_t> from,
+                              Spread how) {
   if (how == Spread::none || !self_index_) return;
-  const Entry entry = entry_of(*record, false);
+  const Entry& entry = stored.entry;
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
   if (how == Spread::push) {
-    const RecordBytes raw = bytes_of(record);
+    const RecordBytes raw = bytes_of(stored.record);
     peers_.for_each_eager(slot, [&](std::uint32_t peer) {
       if (from && peer == *from) return;
       if (!outbox_.add_body(peer, raw, false, config_.peer_queue_bytes_max)) {
@@ -167,8 +168,8 @@ Result<Effects, RecordError> GossipCore::Impl::publish(ByteView raw_record, Unix
   Effects effects;
   auto stored = store_record(raw_record, now, effects, nullptr);
   if (!stored.ok()) return stored.error();
-  effects.persist.push_back(bytes_of(stored.value()));
-  const Entry entry = entry_of(*stored.value(), false);
+  effects.persist.push_back(bytes_of(stored->record));
+  const Entry& entry = stored->entry;
   if (self_index_) pushed_by_[peers_.slot_of(entry.kind, entry.origin)].reset();
   spread(stored.value(), std::nullopt, Spread::push);
   return effects;

@@ -61,12 +61,15 @@ class GossipCore::Impl {
   UnixMs next_announce_ms_ = 0;
 
   // core.cc
-  Result<std::shared_ptr<const StoredRecord>, RecordError> store_record(ByteView raw, UnixMs now,
-                                                                        Effects& effects,
-                                                                        AcceptNote* note);
+  // An accepted record and its entry (kind, origin index, seq).
+  struct Stored {
+    std::shared_ptr<const StoredRecord> record;
+    Entry entry;
+  };
+  Result<Stored, RecordError> store_record(ByteView raw, UnixMs now, Effects& effects,
+                                           AcceptNote* note);
   void on_roster_changed();
-  void spread(const std::shared_ptr<const StoredRecord>& record, std::optional<std::uint32_t> from,
-              Spread how);
+  void spread(const Stored& stored, std::optional<std::uint32_t> from, Spread how);
   void queue_body(std::uint32_t peer, RecordKind kind, std::uint32_t origin, bool repair);
   Entry entry_of(const StoredRecord& record, bool with_hash) const;
   std::vector<Entry> held_entries() const;
@@ -77,7 +80,9 @@ class GossipCore::Impl {
   void apply_versions(std::uint32_t from, std::uint64_t their_version, UnixMs now);
   void apply_prunes(std::uint32_t from, const std::vector<Entry>& prunes, bool same_version);
   void apply_grafts(std::uint32_t from, const std::vector<Entry>& grafts, bool same_version);
-  void apply_body(const PublicKey& sender, Body& body, UnixMs now, Effects& effects);
+  // `from`: the sender's index, updated when a body changes the roster.
+  void apply_body(const PublicKey& sender, std::optional<std::uint32_t>& from, const Body& body,
+                  UnixMs now, Effects& effects);
   void apply_ihave(std::uint32_t from, const std::vector<Entry>& entries, bool same_version,
                    UnixMs now);
   void apply_sync(std::uint32_t from, const std::vector<Entry>& digest);

@@ -67,11 +67,9 @@ void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, Unix
   const bool same_version = content.roster_version == store_.roster()->version;
   apply_prunes(*from, content.prune, same_version);
   apply_grafts(*from, content.graft, same_version);
-  for (Body& body : content.bodies) {
-    apply_body(sender, body, now, effects);
+  for (const Body& body : content.bodies) {
+    apply_body(sender, from, body, now, effects);
   }
-  // A roster in this frame may have moved the sender's index, or removed it.
-  from = index_of_key(sender);
   if (!from || content.roster_version != store_.roster()->version) {
     // Entry origins are indices in the sender's roster: only roster entries
     // mean the same to us, and the roster exchange is handled by apply_versions.
@@ -126,12 +124,13 @@ void GossipCore::Impl::apply_grafts(std::uint32_t from, const std::vector<Entry>
   }
 }
 
-void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs now,
-                                  Effects& effects) {
+void GossipCore::Impl::apply_body(const PublicKey& sender, std::optional<std::uint32_t>& from,
+                                  const Body& body, UnixMs now, Effects& effects) {
   ++(body.repair ? counters_.bodies_repair_received : counters_.bodies_pushed_received);
   AcceptNote note;
   auto stored = store_record(body.raw, now, effects, &note);
-  const auto from = index_of_key(sender);  // after a roster change, the new index (or none)
+  // A roster in this body may have moved the sender's index, or removed it.
+  if (stored.ok() && stored->entry.kind == RecordKind::roster) from = index_of_key(sender);
   if (!stored.ok()) {
     // A pushed copy we did not need, while ours came down the tree from
     // another peer: this origin's tree has a redundant edge here.
@@ -145,9 +144,8 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, Body& body, UnixMs no
     return;
   }
   ++counters_.bodies_useful;
-  const StoredRecord& record = *stored.value();
-  effects.persist.push_back(bytes_of(stored.value()));
-  const Entry entry = entry_of(record, false);
+  effects.persist.push_back(bytes_of(stored->record));
+  const Entry& entry = stored->entry;
   const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
   pushed_by_[slot] = body.repair ? std::nullopt : from;

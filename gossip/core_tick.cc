@@ -54,24 +54,28 @@ void GossipCore::Impl::tick_announce(UnixMs now) {
 
 void GossipCore::Impl::flush(Effects& effects) {
   const Roster& roster = *store_.roster();
-  for (auto& [peer, content] : outbox_.drain(config_.frame_budget_bytes, roster.version)) {
+  outbox_.drain(config_.frame_budget_bytes, roster.version,
+                [&](std::uint32_t peer, const FrameContent& content) {
     // The plaintext is written after the header room and sealed in place.
     Bytes frame(kFrameHeaderBytes);
     std::size_t estimate = kFrameHeaderBytes + kFrameTagBytes + 32 +
                            (content.ihave.size() + content.graft.size() + content.prune.size()) *
-                               kEntryBytesMax;
+                               kEntryBytesMax +
+                           ((content.sync ? content.sync->size() : 0) +
+                            (content.sync_reply ? content.sync_reply->size() : 0)) *
+                               kSyncEntryBytesMax;
     for (const Body& body : content.bodies) estimate += body_bytes_max(body.raw.size());
     frame.reserve(estimate);
     encode_frame_content(content, frame);
     if (!link_.seal_in_place(roster.servers[peer].key, frame).ok()) {
-      continue;  // a roster key with no X25519 form: nothing can reach it
+      return;  // a roster key with no X25519 form: nothing can reach it
     }
     counters_.bodies_sent += content.bodies.size();
     counters_.ihave_entries_sent += content.ihave.size();
     ++counters_.frames_sent;
     counters_.bytes_sent += frame.size();
     effects.send.push_back(Outgoing{peer, std::move(frame)});
-  }
+  });
 }
 
 }  // namespace mesh::gossip

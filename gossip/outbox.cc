@@ -7,23 +7,35 @@
 namespace mesh::gossip {
 
 bool Outbox::PeerQueue::empty() const {
-  return bodies.empty() && ihave.empty() && graft.empty() && prune.empty() && !sync && !sync_reply;
+  return head == bodies.size() && ihave.empty() && graft.empty() && prune.empty() && !sync &&
+         !sync_reply;
+}
+
+bool Outbox::empty() const {
+  return std::all_of(queues_.begin(), queues_.end(), [](const PeerQueue& q) { return q.empty(); });
+}
+
+Outbox::PeerQueue& Outbox::queue(std::uint32_t peer) {
+  auto it = std::lower_bound(queues_.begin(), queues_.end(), peer,
+                             [](const PeerQueue& q, std::uint32_t p) { return q.peer < p; });
+  if (it == queues_.end() || it->peer != peer) {
+    it = queues_.insert(it, PeerQueue{});
+    it->peer = peer;
+  }
+  return *it;
 }
 
 bool Outbox::add_body(std::uint32_t peer, std::shared_ptr<const Bytes> raw, bool repair,
                       std::size_t bytes_max) {
-  PeerQueue& queue = queues_[peer];
-  if (queue.body_bytes + raw->size() > bytes_max) {
-    if (queue.empty()) queues_.erase(peer);
-    return false;
-  }
-  queue.body_bytes += raw->size();
-  queue.bodies.push_back(QueuedBody{std::move(raw), repair});
+  PeerQueue& q = queue(peer);
+  if (q.body_bytes + raw->size() > bytes_max) return false;
+  q.body_bytes += raw->size();
+  q.bodies.push_back(QueuedBody{std::move(raw), repair});
   return true;
 }
 
 std::size_t Outbox::add_ihave(std::uint32_t peer, const std::vector<Entry>& entries) {
-  auto& list = queues_[peer].ihave;
+  auto& list = queue(peer).ihave;
   const std::size_t room = kEntriesPerListMax - std::min(kEntriesPerListMax, list.size());
   const std::size_t take = std::min(room, entries.size());
   list.insert(list.end(), entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(take));
@@ -38,52 +50,62 @@ void add_unique(std::vector<Entry>& list, const Entry& entry) {
 }
 }  // namespace
 
-void Outbox::add_graft(std::uint32_t peer, const Entry& entry) { add_unique(queues_[peer].graft, entry); }
-void Outbox::add_prune(std::uint32_t peer, const Entry& entry) { add_unique(queues_[peer].prune, entry); }
+void Outbox::add_graft(std::uint32_t peer, const Entry& entry) { add_unique(queue(peer).graft, entry); }
+void Outbox::add_prune(std::uint32_t peer, const Entry& entry) { add_unique(queue(peer).prune, entry); }
 
 void Outbox::set_sync(std::uint32_t peer, std::vector<Entry> digest) {
-  queues_[peer].sync = std::move(digest);
+  queue(peer).sync = std::move(digest);
 }
 
 void Outbox::set_sync_reply(std::uint32_t peer, std::vector<Entry> wanted) {
-  queues_[peer].sync_reply = std::move(wanted);
+  queue(peer).sync_reply = std::move(wanted);
 }
 
-FrameContent Outbox::take(PeerQueue& queue, std::size_t budget_bytes, std::uint64_t version) {
-  FrameContent content;
+void Outbox::take(PeerQueue& q, std::size_t budget_bytes, std::uint64_t version) {
+  FrameContent& content = scratch_;
   content.roster_version = version;
-  content.prune = std::exchange(queue.prune, {});
-  content.graft = std::exchange(queue.graft, {});
-  content.ihave = std::exchange(queue.ihave, {});
-  content.sync = std::exchange(queue.sync, std::nullopt);
-  content.sync_reply = std::exchange(queue.sync_reply, std::nullopt);
+  content.prune.swap(q.prune);
+  content.graft.swap(q.graft);
+  content.ihave.swap(q.ihave);
+  content.sync = std::exchange(q.sync, std::nullopt);
+  content.sync_reply = std::exchange(q.sync_reply, std::nullopt);
   // Control lists are small and always go; bodies fill what is left.
   std::size_t used = 16 + (content.graft.size() + content.ihave.size() + content.prune.size()) * kEntryBytesMax +
                      ((content.sync ? content.sync->size() : 0) +
                       (content.sync_reply ? content.sync_reply->size() : 0)) *
                          kSyncEntryBytesMax;
-  while (!queue.bodies.empty() && content.bodies.size() + 5 < kMessagesPerFrameMax) {
-    const QueuedBody& next = queue.bodies.front();
+  while (q.head < q.bodies.size() && content.bodies.size() + 5 < kMessagesPerFrameMax) {
+    QueuedBody& next = q.bodies[q.head];
     const std::size_t cost = body_bytes_max(next.raw->size());
     if (!content.bodies.empty() && used + cost > budget_bytes) break;
     if (content.bodies.empty() && used + cost > budget_bytes && used + cost > kFrameBytesMax - 64) break;
     used += cost;
-    content.bodies.push_back(Body::owned(next.repair, next.raw));
-    queue.body_bytes -= next.raw->size();
-    queue.bodies.pop_front();
+    q.body_bytes -= next.raw->size();
+    content.bodies.push_back(Body::owned(next.repair, std::move(next.raw)));
+    ++q.head;
   }
-  return content;
+  if (q.head == q.bodies.size()) {
+    q.bodies.clear();  // keeps the capacity
+    q.head = 0;
+  }
 }
 
-std::vector<std::pair<std::uint32_t, FrameContent>> Outbox::drain(std::size_t budget_bytes,
-                                                                  std::uint64_t roster_version) {
-  std::vector<std::pair<std::uint32_t, FrameContent>> out;
-  for (auto it = queues_.begin(); it != queues_.end();) {
-    FrameContent content = take(it->second, budget_bytes, roster_version);
-    if (!content.empty()) out.emplace_back(it->first, std::move(content));
-    it = it->second.empty() ? queues_.erase(it) : std::next(it);
-  }
-  return out;
+void Outbox::give_back(PeerQueue& q) {
+  FrameContent& content = scratch_;
+  content.prune.clear();
+  content.graft.clear();
+  content.ihave.clear();
+  content.prune.swap(q.prune);  // q's lists were emptied by take(): hand back the capacity
+  content.graft.swap(q.graft);
+  content.ihave.swap(q.ihave);
+  content.sync.reset();
+  content.sync_reply.reset();
+  content.bodies.clear();  // releases the shared record bytes
+}
+
+void Outbox::trim() {
+  if (queues_.size() <= kIdleQueuesMax) return;
+  std::erase_if(queues_, [](const PeerQueue& q) { return q.empty(); });
 }
 
 }  // namespace mesh::gossip

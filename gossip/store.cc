@@ -217,7 +217,7 @@ Result<Acceptance, RecordError> RecordStore::accept_report(const EnvelopeView& e
     }
     decoded = std::make_unique<Report>(std::move(payload.value()));
   } else {
-    auto valid = decode_report_payload(envelope.payload, *roster_, *index, envelope.timestamp_ms);
+    auto valid = validate_report_payload(envelope.payload, *roster_, *index, envelope.timestamp_ms);
     if (!valid.ok()) {
       return refuse(RecordError::invalid_payload, &Counters::records_invalid_payload,
                     "report payload of " + std::string(envelope.origin) + ": " + valid.message());
