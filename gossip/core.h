@@ -67,10 +67,12 @@ struct HeldRecord {
 
 class GossipCore {
  public:
-  // `seed` drives every random choice (peer sampling, sync timing). `verifier`
-  // null: libsodium directly; else it must outlive the core.
+  // `seed` drives every random choice (peer sampling, sync timing).
+  // `verifier` / `rosters` null: libsodium and decode_roster_payload
+  // directly (the daemon); else they must outlive the core (gossip/verifier.h).
   // REQUIRES: config.self is a valid server id.
-  GossipCore(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier = nullptr);
+  GossipCore(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier = nullptr,
+             RosterDecoder* rosters = nullptr);
   ~GossipCore();
   GossipCore(const GossipCore&) = delete;
   GossipCore& operator=(const GossipCore&) = delete;

@@ -28,7 +28,7 @@ enum class Spread {
 
 class GossipCore::Impl {
  public:
-  Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier);
+  Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier, RosterDecoder* rosters);
 
   Effects load(std::span<const Bytes> stored_records, UnixMs now);
   Result<Effects, RecordError> publish(ByteView raw_record, UnixMs now);
@@ -39,6 +39,7 @@ class GossipCore::Impl {
   CoreConfig config_;
   Rng rng_;
   SodiumVerifier sodium_verifier_;
+  PlainRosterDecoder plain_rosters_;
   Counters counters_;
   RecordStore store_;
   LinkCrypto link_;

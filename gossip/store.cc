@@ -8,14 +8,6 @@
 namespace mesh::gossip {
 namespace {
 
-// FNV-1a, 64 bits: ids are short printable strings; the tag only narrows the
-// candidates, a hit is always confirmed against the roster's id.
-std::uint64_t id_hash(std::string_view id) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : id) h = (h ^ static_cast<std::uint8_t>(c)) * 0x100000001b3ull;
-  return h ^ (h >> 29);
-}
-
 std::shared_ptr<const StoredRecord> make_stored(const EnvelopeView& view,
                                                 std::unique_ptr<Report> report) {
   auto stored = std::make_shared<StoredRecord>();
@@ -42,35 +34,11 @@ RecordBytes bytes_of(const std::shared_ptr<const StoredRecord>& record) {
   return RecordBytes(record, &record->envelope.raw);
 }
 
-void MemberIndex::build(const Roster& roster) {
-  std::size_t size = 16;
-  while (size < roster.servers.size() * 2) size *= 2;
-  slots_.assign(size, 0);
-  mask_ = size - 1;
-  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
-    const std::uint64_t h = id_hash(roster.servers[i].id);
-    std::size_t at = h & mask_;
-    while (slots_[at] != 0) at = (at + 1) & mask_;
-    slots_[at] = (h >> 32 << 32) | (std::uint64_t{i} + 1);
-  }
-}
-
-std::optional<std::uint32_t> MemberIndex::find(const Roster& roster, std::string_view id) const {
-  if (slots_.empty()) return std::nullopt;
-  const std::uint64_t h = id_hash(id);
-  for (std::size_t at = h & mask_;; at = (at + 1) & mask_) {
-    const std::uint64_t slot = slots_[at];
-    if (slot == 0) return std::nullopt;
-    if ((slot >> 32) != (h >> 32)) continue;
-    const auto index = static_cast<std::uint32_t>((slot & 0xffffffffu) - 1);
-    if (roster.servers[index].id == id) return index;
-  }
-}
-
 RecordStore::RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier,
-                         Counters& counters, bool hold_decoded_reports)
+                         RosterDecoder& rosters, Counters& counters, bool hold_decoded_reports)
     : operator_key_(operator_key),
       verifier_(verifier),
+      rosters_(rosters),
       hold_decoded_reports_(hold_decoded_reports),
       counters_(counters) {}
 
@@ -104,7 +72,7 @@ Result<Acceptance, RecordError> RecordStore::accept(ByteView raw, UnixMs now, Ac
 }
 
 DurationMs RecordStore::max_clock_skew_ms() const {
-  return roster_ ? roster_->params.max_clock_skew_ms : Parameters{}.max_clock_skew_ms;
+  return roster_ ? roster_->roster.params.max_clock_skew_ms : Parameters{}.max_clock_skew_ms;
 }
 
 Status<RecordError> RecordStore::check_newer(const StoredRecord* held, const EnvelopeView& incoming,
@@ -143,7 +111,7 @@ Result<Acceptance, RecordError> RecordStore::accept_roster(const EnvelopeView& e
     return refuse(RecordError::bad_signature, &Counters::records_bad_signature,
                   "roster not signed by the operator key");
   }
-  auto roster = decode_roster_payload(envelope.payload, envelope.seq);
+  auto roster = rosters_.decode(envelope.payload, envelope.seq);
   if (!roster.ok()) {
     return refuse(RecordError::invalid_payload, &Counters::records_invalid_payload,
                   "roster payload: " + roster.message());
@@ -157,19 +125,19 @@ Result<Acceptance, RecordError> RecordStore::accept_roster(const EnvelopeView& e
   return acceptance;
 }
 
-std::vector<std::pair<RecordKind, ServerId>> RecordStore::install_roster(Roster roster) {
+std::vector<std::pair<RecordKind, ServerId>> RecordStore::install_roster(
+    std::shared_ptr<const IndexedRoster> next) {
   std::vector<std::pair<RecordKind, ServerId>> erased;
-  MemberIndex members;
-  members.build(roster);
+  const Roster& roster = next->roster;
   std::vector<std::shared_ptr<const StoredRecord>> moved(roster.servers.size());
   for (std::size_t old_index = 0; old_index < reports_.size(); ++old_index) {
     auto& slot = reports_[old_index];
     if (!slot) continue;
     const std::string& origin = slot->envelope.origin;
-    const auto found = members.find(roster, origin);
+    const auto found = next->index_of(origin);
     // A report stays only if its origin is still a member with the same key
     // (the key that signed it).
-    if (found && roster.servers[*found].key == roster_->servers[old_index].key) {
+    if (found && roster.servers[*found].key == roster_->roster.servers[old_index].key) {
       moved[*found] = std::move(slot);
     } else {
       erased.emplace_back(RecordKind::report, origin);
@@ -177,8 +145,7 @@ std::vector<std::pair<RecordKind, ServerId>> RecordStore::install_roster(Roster 
     }
   }
   reports_ = std::move(moved);
-  members_ = std::move(members);
-  roster_ = std::make_shared<const Roster>(std::move(roster));
+  roster_ = std::move(next);
   return erased;
 }
 
@@ -192,7 +159,7 @@ Result<Acceptance, RecordError> RecordStore::accept_report(const EnvelopeView& e
   if (!index) {
     return refuse(RecordError::unknown_origin, &Counters::records_unknown_origin,
                   "report origin " + std::string(envelope.origin) + " is not in roster " +
-                      std::to_string(roster_->version));
+                      std::to_string(roster_->roster.version));
   }
   note.resolved = true;
   note.kind = RecordKind::report;
@@ -204,20 +171,22 @@ Result<Acceptance, RecordError> RecordStore::accept_report(const EnvelopeView& e
   const StoredRecord* held = report(*index);
   if (auto newer = check_newer(held, envelope, note); !newer.ok()) return newer.error();
   const bool tie_break = held != nullptr && held->envelope.seq == envelope.seq;
-  if (!verifier_.verify(roster_->servers[*index].key, envelope.signed_part(), envelope.signature)) {
+  if (!verifier_.verify(roster_->roster.servers[*index].key, envelope.signed_part(), envelope.signature)) {
     return refuse(RecordError::bad_signature, &Counters::records_bad_signature,
                   "report of " + std::string(envelope.origin) + " not signed by its roster key");
   }
   std::unique_ptr<Report> decoded;
   if (hold_decoded_reports_) {
-    auto payload = decode_report_payload(envelope.payload, *roster_, *index, envelope.timestamp_ms);
+    auto payload =
+        decode_report_payload(envelope.payload, roster_->roster, *index, envelope.timestamp_ms);
     if (!payload.ok()) {
       return refuse(RecordError::invalid_payload, &Counters::records_invalid_payload,
                     "report payload of " + std::string(envelope.origin) + ": " + payload.message());
     }
     decoded = std::make_unique<Report>(std::move(payload.value()));
   } else {
-    auto valid = validate_report_payload(envelope.payload, *roster_, *index, envelope.timestamp_ms);
+    auto valid =
+        validate_report_payload(envelope.payload, roster_->roster, *index, envelope.timestamp_ms);
     if (!valid.ok()) {
       return refuse(RecordError::invalid_payload, &Counters::records_invalid_payload,
                     "report payload of " + std::string(envelope.origin) + ": " + valid.message());
@@ -248,7 +217,7 @@ std::shared_ptr<const StoredRecord> RecordStore::shared(RecordKind kind,
 
 std::optional<std::uint32_t> RecordStore::index_of(std::string_view id) const {
   if (!roster_) return std::nullopt;
-  return members_.find(*roster_, id);
+  return roster_->index_of(id);
 }
 
 std::size_t RecordStore::size() const {

@@ -63,26 +63,13 @@ struct AcceptNote {
   std::uint32_t origin_index = 0;
 };
 
-// Roster member id -> roster index, O(1) with no allocation per lookup: open
-// addressing over a power-of-two table of (32-bit hash tag, index + 1); a hit
-// is confirmed against the roster's own id.
-class MemberIndex {
- public:
-  void build(const Roster& roster);
-  std::optional<std::uint32_t> find(const Roster& roster, std::string_view id) const;
-
- private:
-  std::vector<std::uint64_t> slots_;  // (tag << 32) | (index + 1); 0 = empty
-  std::size_t mask_ = 0;
-};
-
 class RecordStore {
  public:
-  // `verifier` and `counters` must outlive the store. `hold_decoded_reports`
-  // as in CoreConfig: false keeps StoredRecord::report empty (the payload is
-  // still checked in full).
-  RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier, Counters& counters,
-              bool hold_decoded_reports = true);
+  // `verifier`, `rosters` and `counters` must outlive the store.
+  // `hold_decoded_reports` as in CoreConfig: false keeps StoredRecord::report
+  // empty (the payload is still checked in full).
+  RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier, RosterDecoder& rosters,
+              Counters& counters, bool hold_decoded_reports = true);
 
   // Runs the acceptance path on `raw` at time `now`. Counts the outcome in
   // exactly one records_* counter. Errors: RecordError; a duplicate and a
@@ -90,9 +77,11 @@ class RecordStore {
   // `note` says which). Nothing changes unless the result is ok.
   Result<Acceptance, RecordError> accept(ByteView raw, UnixMs now, AcceptNote* note = nullptr);
 
-  const Roster* roster() const { return roster_.get(); }
+  const Roster* roster() const { return roster_ ? &roster_->roster : nullptr; }
   // The same roster, shared: stays valid after a newer roster replaces it.
-  std::shared_ptr<const Roster> shared_roster() const { return roster_; }
+  std::shared_ptr<const Roster> shared_roster() const {
+    return roster_ ? std::shared_ptr<const Roster>(roster_, &roster_->roster) : nullptr;
+  }
   const StoredRecord* roster_record() const { return roster_record_.get(); }
   // The report held for roster index `index`, or null.
   const StoredRecord* report(std::uint32_t index) const;
@@ -115,18 +104,18 @@ class RecordStore {
   // Held-vs-incoming ordering; counts and returns stale when not newer.
   Status<RecordError> check_newer(const StoredRecord* held, const EnvelopeView& incoming,
                                   AcceptNote& note);
-  std::vector<std::pair<RecordKind, ServerId>> install_roster(Roster roster);
+  std::vector<std::pair<RecordKind, ServerId>> install_roster(std::shared_ptr<const IndexedRoster> next);
   DurationMs max_clock_skew_ms() const;
   Error<RecordError> refuse(RecordError code, std::uint64_t Counters::*counter, std::string message);
 
   PublicKey operator_key_;
   SignatureVerifier& verifier_;
+  RosterDecoder& rosters_;
   bool hold_decoded_reports_ = true;
   Counters& counters_;
-  std::shared_ptr<const Roster> roster_;
+  std::shared_ptr<const IndexedRoster> roster_;
   std::shared_ptr<const StoredRecord> roster_record_;
   std::vector<std::shared_ptr<const StoredRecord>> reports_;  // by roster index
-  MemberIndex members_;
   mutable std::optional<std::array<std::uint8_t, 32>> digest_cache_;
 };
 

@@ -97,6 +97,8 @@ std::string to_json(const RunResult& r, bool timing) {
                   {"evaluations", r.evaluations}, {"evaluations_memoized", r.evaluations_memoized}}},
       {"signatures", {{"memoized", r.signatures_memoized}, {"checks", r.signature_checks},
                       {"libsodium_verifications", r.signature_verifications}}},
+      {"rosters", {{"memoized", true}, {"decodes_asked", r.roster_decodes_asked},
+                   {"decodes", r.roster_decodes}}},
   };
   if (timing) out["wall_seconds"] = r.wall_seconds;
   return out.dump(1) + "\n";
@@ -165,6 +167,8 @@ std::string to_summary(const RunResult& r, bool timing) {
       r.healthy_report_bytes_mean);
   add("  signatures: %" PRIu64 " checks by the cores, %" PRIu64 " libsodium verifications (memoized per unique record)\n",
       r.signature_checks, r.signature_verifications);
+  add("  rosters: %" PRIu64 " decodes asked by the cores, %" PRIu64 " decoded (one shared copy per unique roster)\n",
+      r.roster_decodes_asked, r.roster_decodes);
   add("  verdicts: %" PRIu64 " evaluations (+%" PRIu64 " memoized) on %u checked nodes\n", r.evaluations,
       r.evaluations_memoized, r.checked_nodes);
   if (timing) add("  wall clock: %.2f s\n", r.wall_seconds);

@@ -117,6 +117,8 @@ struct RunResult {
   bool signatures_memoized = true;
   std::uint64_t signature_checks = 0;     // verify() calls made by the cores
   std::uint64_t signature_verifications = 0;  // of which ran libsodium (unique records)
+  std::uint64_t roster_decodes_asked = 0;  // roster payload decodes asked by the cores
+  std::uint64_t roster_decodes = 0;        // of which were decoded (unique roster payloads)
 
   double wall_seconds = 0;                // only printed with --timing
 };

@@ -16,7 +16,7 @@
 #include "gossip/core.h"
 #include "gossip/rng.h"
 #include "tools/meshsim/fleet_gen.h"
-#include "tools/meshsim/memo_verifier.h"
+#include "tools/meshsim/memos.h"
 #include "tools/meshsim/network.h"
 #include "tools/meshsim/results.h"
 #include "tools/meshsim/scenario.h"
@@ -113,6 +113,7 @@ class Run {
   gossip::Rng rng_;
   Network network_;
   MemoVerifier verifier_;
+  MemoRosters roster_memo_;
   std::vector<SimNode> nodes_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
   std::uint64_t next_seq_ = 0;

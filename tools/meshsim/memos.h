@@ -1,0 +1,98 @@
+// The simulator's memos of pure functions the cores call through
+// gossip/verifier.h (docs/SIMULATOR.md, "Signatures"):
+//
+// MemoVerifier: a SignatureVerifier that remembers each unique (key, message, signature)
+// it has checked (docs/SIMULATOR.md, "Signatures"). Every simulated node
+// still runs its full acceptance path and calls verify(); only the Ed25519
+// arithmetic is shared, since its result is the same at every node. A
+// memo entry matches only when key, signature and message bytes are all
+// equal, so a tampered record is always checked for real.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "gossip/verifier.h"
+
+namespace mesh::sim {
+
+inline constexpr std::size_t kMemoEntriesMax = 500'000;  // at the bound the memo starts over
+
+class MemoVerifier final : public gossip::SignatureVerifier {
+ public:
+  bool verify(const PublicKey& key, ByteView message, const Signature& signature) override {
+    ++calls_;
+    std::uint64_t tag = 0;
+    std::memcpy(&tag, signature.data(), sizeof tag);
+    auto it = memo_.find(tag);
+    if (it != memo_.end() && it->second.key == key && it->second.signature == signature &&
+        it->second.message.size() == message.size() &&
+        std::memcmp(it->second.message.data(), message.data(), message.size()) == 0) {
+      return it->second.valid;
+    }
+    ++verifications_;
+    const bool valid = verify_detached(key, message, signature);
+    if (memo_.size() >= kMemoEntriesMax) memo_.clear();
+    memo_[tag] = Entry{key, signature, Bytes(message.begin(), message.end()), valid};
+    return valid;
+  }
+
+  std::uint64_t calls() const { return calls_; }
+  std::uint64_t verifications() const { return verifications_; }
+
+ private:
+  struct Entry {
+    PublicKey key;
+    Signature signature;
+    Bytes message;
+    bool valid;
+  };
+  std::unordered_map<std::uint64_t, Entry> memo_;
+  std::uint64_t calls_ = 0;
+  std::uint64_t verifications_ = 0;
+};
+
+// MemoRosters: a RosterDecoder that decodes each unique roster payload once
+// and hands every node the same immutable IndexedRoster. A node's roster
+// decode then costs a byte comparison, and the fleet holds one copy of each
+// roster (and of its member index) instead of one per node. Errors are
+// decoded every time (they are rare and carry no shared state).
+class MemoRosters final : public gossip::RosterDecoder {
+ public:
+  Result<std::shared_ptr<const gossip::IndexedRoster>, RosterError> decode(
+      ByteView payload, std::uint64_t seq) override {
+    ++calls_;
+    for (const Entry& entry : memo_) {
+      if (entry.seq == seq && entry.payload.size() == payload.size() &&
+          std::memcmp(entry.payload.data(), payload.data(), payload.size()) == 0) {
+        return entry.roster;
+      }
+    }
+    ++decodes_;
+    auto roster = plain_.decode(payload, seq);
+    if (!roster.ok()) return roster;
+    if (memo_.size() >= kRostersMax) memo_.erase(memo_.begin());
+    memo_.push_back(Entry{seq, Bytes(payload.begin(), payload.end()), roster.value()});
+    return roster;
+  }
+
+  std::uint64_t calls() const { return calls_; }
+  std::uint64_t decodes() const { return decodes_; }
+
+ private:
+  static constexpr std::size_t kRostersMax = 16;  // a scenario signs a few versions
+  struct Entry {
+    std::uint64_t seq;
+    Bytes payload;
+    std::shared_ptr<const gossip::IndexedRoster> roster;
+  };
+  gossip::PlainRosterDecoder plain_;
+  std::vector<Entry> memo_;
+  std::uint64_t calls_ = 0;
+  std::uint64_t decodes_ = 0;
+};
+
+}  // namespace mesh::sim
