@@ -14,12 +14,14 @@ void Effects::merge(Effects&& other) {
   roster_changed = roster_changed || other.roster_changed;
 }
 
-GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier,
-                       RosterDecoder* rosters)
+GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SharedWork shared)
     : config_(std::move(config)),
       rng_(seed),
-      store_(config_.operator_key, verifier != nullptr ? *verifier : sodium_verifier_,
-             rosters != nullptr ? *rosters : plain_rosters_, counters_, config_.hold_decoded_reports),
+      store_(config_.operator_key,
+             shared.verifier != nullptr ? *shared.verifier : sodium_verifier_,
+             shared.rosters != nullptr ? *shared.rosters : plain_rosters_,
+             shared.records != nullptr ? *shared.records : plain_records_, counters_,
+             config_.hold_decoded_reports),
       link_(config_.node_key, config_.boot_counter) {
   MESH_CHECK(is_valid_server_id(config_.self), "CoreConfig::self is not a valid server id");
   MESH_CHECK(config_.tick_interval_ms > 0 && config_.sync_interval_ms > 0,
@@ -178,9 +180,8 @@ Result<Effects, RecordError> GossipCore::Impl::publish(ByteView raw_record, Unix
 
 // --- GossipCore: forwards to Impl ---
 
-GossipCore::GossipCore(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier,
-                       RosterDecoder* rosters)
-    : impl_(std::make_unique<Impl>(std::move(config), seed, verifier, rosters)) {}
+GossipCore::GossipCore(CoreConfig config, std::uint64_t seed, SharedWork shared)
+    : impl_(std::make_unique<Impl>(std::move(config), seed, shared)) {}
 GossipCore::~GossipCore() = default;
 
 Effects GossipCore::load(std::span<const Bytes> stored_records, UnixMs now) {

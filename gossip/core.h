@@ -24,6 +24,7 @@
 #include "common/time.h"
 #include "gossip/config.h"
 #include "gossip/counters.h"
+#include "gossip/store.h"
 #include "gossip/verifier.h"
 #include "record/envelope.h"
 #include "record/report.h"
@@ -68,11 +69,10 @@ struct HeldRecord {
 class GossipCore {
  public:
   // `seed` drives every random choice (peer sampling, sync timing).
-  // `verifier` / `rosters` null: libsodium and decode_roster_payload
-  // directly (the daemon); else they must outlive the core (gossip/verifier.h).
+  // `shared`: work a simulator shares among its cores (gossip/store.h,
+  // SharedWork); the default is what the daemon uses.
   // REQUIRES: config.self is a valid server id.
-  GossipCore(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier = nullptr,
-             RosterDecoder* rosters = nullptr);
+  GossipCore(CoreConfig config, std::uint64_t seed, SharedWork shared = {});
   ~GossipCore();
   GossipCore(const GossipCore&) = delete;
   GossipCore& operator=(const GossipCore&) = delete;

@@ -28,7 +28,7 @@ enum class Spread {
 
 class GossipCore::Impl {
  public:
-  Impl(CoreConfig config, std::uint64_t seed, SignatureVerifier* verifier, RosterDecoder* rosters);
+  Impl(CoreConfig config, std::uint64_t seed, SharedWork shared);
 
   Effects load(std::span<const Bytes> stored_records, UnixMs now);
   Result<Effects, RecordError> publish(ByteView raw_record, UnixMs now);
@@ -40,6 +40,7 @@ class GossipCore::Impl {
   Rng rng_;
   SodiumVerifier sodium_verifier_;
   PlainRosterDecoder plain_rosters_;
+  PlainInterner plain_records_;
   Counters counters_;
   RecordStore store_;
   LinkCrypto link_;

@@ -6,10 +6,8 @@
 #include <string>
 
 namespace mesh::gossip {
-namespace {
-
-std::shared_ptr<const StoredRecord> make_stored(const EnvelopeView& view,
-                                                std::unique_ptr<Report> report) {
+std::shared_ptr<const StoredRecord> make_stored_record(const EnvelopeView& view,
+                                                       std::unique_ptr<Report> report) {
   auto stored = std::make_shared<StoredRecord>();
   Envelope& envelope = stored->envelope;
   envelope.kind = view.kind;
@@ -22,8 +20,6 @@ std::shared_ptr<const StoredRecord> make_stored(const EnvelopeView& view,
   return stored;
 }
 
-}  // namespace
-
 std::uint32_t StoredRecord::fingerprint32() const {
   const Signature& s = envelope.signature;
   return (std::uint32_t{s[0]} << 24) | (std::uint32_t{s[1]} << 16) | (std::uint32_t{s[2]} << 8) |
@@ -35,10 +31,12 @@ RecordBytes bytes_of(const std::shared_ptr<const StoredRecord>& record) {
 }
 
 RecordStore::RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier,
-                         RosterDecoder& rosters, Counters& counters, bool hold_decoded_reports)
+                         RosterDecoder& rosters, RecordInterner& records, Counters& counters,
+                         bool hold_decoded_reports)
     : operator_key_(operator_key),
       verifier_(verifier),
       rosters_(rosters),
+      records_(records),
       hold_decoded_reports_(hold_decoded_reports),
       counters_(counters) {}
 
@@ -120,7 +118,7 @@ Result<Acceptance, RecordError> RecordStore::accept_roster(const EnvelopeView& e
   if (tie_break) ++counters_.records_equivocation_won;
   Acceptance acceptance{RecordKind::roster, 0, true, {}};
   acceptance.erased = install_roster(std::move(roster.value()));
-  roster_record_ = make_stored(envelope, nullptr);
+  roster_record_ = make_stored_record(envelope, nullptr);
   digest_cache_.reset();
   return acceptance;
 }
@@ -194,7 +192,8 @@ Result<Acceptance, RecordError> RecordStore::accept_report(const EnvelopeView& e
   }
   ++counters_.records_accepted;
   if (tie_break) ++counters_.records_equivocation_won;
-  reports_[*index] = make_stored(envelope, std::move(decoded));
+  reports_[*index] = decoded ? make_stored_record(envelope, std::move(decoded))
+                             : records_.intern(envelope);
   digest_cache_.reset();
   return Acceptance{RecordKind::report, *index, false, {}};
 }

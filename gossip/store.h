@@ -48,6 +48,38 @@ struct StoredRecord {
 // `record`'s raw bytes, sharing ownership of the whole record.
 RecordBytes bytes_of(const std::shared_ptr<const StoredRecord>& record);
 
+// The StoredRecord of an accepted envelope: one copy of its bytes.
+std::shared_ptr<const StoredRecord> make_stored_record(const EnvelopeView& accepted,
+                                                       std::unique_ptr<Report> report);
+
+// Makes the StoredRecord of an accepted report held without a decoded form.
+// It is an immutable value of the record's bytes alone, so a simulator may
+// hand all its nodes one object for byte-identical records
+// (tools/meshsim/memos.h); the daemon makes its own (make_stored_record).
+class RecordInterner {
+ public:
+  virtual ~RecordInterner() = default;
+  // REQUIRES: `accepted` passed the acceptance path. The result's
+  // envelope.raw equals accepted.raw byte for byte and its report is null.
+  virtual std::shared_ptr<const StoredRecord> intern(const EnvelopeView& accepted) = 0;
+};
+
+class PlainInterner final : public RecordInterner {
+ public:
+  std::shared_ptr<const StoredRecord> intern(const EnvelopeView& accepted) override {
+    return make_stored_record(accepted, nullptr);
+  }
+};
+
+// The pure work a core may share with others (gossip/verifier.h): null
+// members mean the plain implementations, as the daemon uses. Non-null ones
+// must outlive the core.
+struct SharedWork {
+  SignatureVerifier* verifier = nullptr;
+  RosterDecoder* rosters = nullptr;
+  RecordInterner* records = nullptr;
+};
+
 struct Acceptance {
   RecordKind kind = RecordKind::report;
   std::uint32_t origin_index = 0;  // in the roster held after acceptance; 0 for the roster
@@ -65,11 +97,11 @@ struct AcceptNote {
 
 class RecordStore {
  public:
-  // `verifier`, `rosters` and `counters` must outlive the store.
+  // `verifier`, `rosters`, `records` and `counters` must outlive the store.
   // `hold_decoded_reports` as in CoreConfig: false keeps StoredRecord::report
   // empty (the payload is still checked in full).
   RecordStore(const PublicKey& operator_key, SignatureVerifier& verifier, RosterDecoder& rosters,
-              Counters& counters, bool hold_decoded_reports = true);
+              RecordInterner& records, Counters& counters, bool hold_decoded_reports = true);
 
   // Runs the acceptance path on `raw` at time `now`. Counts the outcome in
   // exactly one records_* counter. Errors: RecordError; a duplicate and a
@@ -111,6 +143,7 @@ class RecordStore {
   PublicKey operator_key_;
   SignatureVerifier& verifier_;
   RosterDecoder& rosters_;
+  RecordInterner& records_;
   bool hold_decoded_reports_ = true;
   Counters& counters_;
   std::shared_ptr<const IndexedRoster> roster_;

@@ -375,6 +375,8 @@ void Run::finish_metrics() {
   result_.signature_verifications = verifier_.verifications();
   result_.roster_decodes_asked = roster_memo_.calls();
   result_.roster_decodes = roster_memo_.decodes();
+  result_.records_interned = record_memo_.calls();
+  result_.records_made = record_memo_.made();
   result_.scenario = scenario_.name;
   result_.seed = scenario_.seed;
   result_.nodes = static_cast<std::uint32_t>(nodes_.size());

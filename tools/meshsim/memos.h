@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gossip/store.h"
 #include "gossip/verifier.h"
 
 namespace mesh::sim {
@@ -93,6 +94,44 @@ class MemoRosters final : public gossip::RosterDecoder {
   std::vector<Entry> memo_;
   std::uint64_t calls_ = 0;
   std::uint64_t decodes_ = 0;
+};
+
+// MemoRecords: a RecordInterner that hands every node the same immutable
+// StoredRecord for byte-identical records (accepted without a decoded form).
+// Each node still runs the full acceptance path; only the resulting value
+// object is shared, so the fleet holds about one copy of each live record
+// instead of one per node. Entries are weak: a record dies when the last
+// node replaces it, and dead entries are swept as the table doubles.
+class MemoRecords final : public gossip::RecordInterner {
+ public:
+  std::shared_ptr<const gossip::StoredRecord> intern(const EnvelopeView& accepted) override {
+    ++calls_;
+    std::uint64_t tag = 0;
+    std::memcpy(&tag, accepted.signature.data(), sizeof tag);
+    auto& slot = memo_[tag];
+    if (auto held = slot.lock(); held != nullptr && held->envelope.raw.size() == accepted.raw.size() &&
+                                 std::memcmp(held->envelope.raw.data(), accepted.raw.data(),
+                                             accepted.raw.size()) == 0) {
+      return held;
+    }
+    ++made_;
+    auto made = gossip::make_stored_record(accepted, nullptr);
+    slot = made;
+    if (memo_.size() >= sweep_at_) {
+      std::erase_if(memo_, [](const auto& entry) { return entry.second.expired(); });
+      sweep_at_ = std::max<std::size_t>(2 * memo_.size(), 1024);
+    }
+    return made;
+  }
+
+  std::uint64_t calls() const { return calls_; }
+  std::uint64_t made() const { return made_; }
+
+ private:
+  std::unordered_map<std::uint64_t, std::weak_ptr<const gossip::StoredRecord>> memo_;
+  std::size_t sweep_at_ = 1024;
+  std::uint64_t calls_ = 0;
+  std::uint64_t made_ = 0;
 };
 
 }  // namespace mesh::sim

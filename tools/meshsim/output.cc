@@ -99,6 +99,7 @@ std::string to_json(const RunResult& r, bool timing) {
                       {"libsodium_verifications", r.signature_verifications}}},
       {"rosters", {{"memoized", true}, {"decodes_asked", r.roster_decodes_asked},
                    {"decodes", r.roster_decodes}}},
+      {"records", {{"shared", true}, {"stored", r.records_interned}, {"objects", r.records_made}}},
   };
   if (timing) out["wall_seconds"] = r.wall_seconds;
   return out.dump(1) + "\n";
@@ -169,6 +170,8 @@ std::string to_summary(const RunResult& r, bool timing) {
       r.signature_checks, r.signature_verifications);
   add("  rosters: %" PRIu64 " decodes asked by the cores, %" PRIu64 " decoded (one shared copy per unique roster)\n",
       r.roster_decodes_asked, r.roster_decodes);
+  add("  records: %" PRIu64 " stored by the cores as %" PRIu64 " shared objects (one per unique record)\n",
+      r.records_interned, r.records_made);
   add("  verdicts: %" PRIu64 " evaluations (+%" PRIu64 " memoized) on %u checked nodes\n", r.evaluations,
       r.evaluations_memoized, r.checked_nodes);
   if (timing) add("  wall clock: %.2f s\n", r.wall_seconds);

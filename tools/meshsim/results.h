@@ -119,6 +119,8 @@ struct RunResult {
   std::uint64_t signature_verifications = 0;  // of which ran libsodium (unique records)
   std::uint64_t roster_decodes_asked = 0;  // roster payload decodes asked by the cores
   std::uint64_t roster_decodes = 0;        // of which were decoded (unique roster payloads)
+  std::uint64_t records_interned = 0;      // accepted reports stored through the shared memo
+  std::uint64_t records_made = 0;          // of which were new objects (unique records)
 
   double wall_seconds = 0;                // only printed with --timing
 };

@@ -147,8 +147,8 @@ void Run::start_agent(SimNode& node, bool fresh_install) {
   // at acceptance but need not hold N decoded reports (docs/SIMULATOR.md, Performance).
   config.hold_decoded_reports = node.checked;
   node.core = std::make_unique<gossip::GossipCore>(
-      config, mix(scenario_.seed, (std::uint64_t{node.index} << 20) + node.boot_counter), &verifier_,
-      &roster_memo_);
+      config, mix(scenario_.seed, (std::uint64_t{node.index} << 20) + node.boot_counter),
+      gossip::SharedWork{&verifier_, &roster_memo_, &record_memo_});
   node.prober.clear();
   node.evaluator.reset();
   node.fed_seq.clear();

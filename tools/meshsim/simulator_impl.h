@@ -114,6 +114,7 @@ class Run {
   Network network_;
   MemoVerifier verifier_;
   MemoRosters roster_memo_;
+  MemoRecords record_memo_;
   std::vector<SimNode> nodes_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
   std::uint64_t next_seq_ = 0;
