@@ -48,7 +48,6 @@ struct CoreConfig {
   // overlay_rings: rings in the overlay (see PeerSets::reset); every node's
   // overlay degree, and so every tree's starting degree, is 2 * overlay_rings.
   std::size_t overlay_rings = 2;
-  std::size_t lazy_fanout = 3;   // random overlay neighbours that get each IHAVE batch
   // SYNC partners beyond the overlay neighbours, drawn at random at each
   // roster change: shortcuts for repair across a broken overlay region,
   // while every peer a node talks to stays within a bounded set.

@@ -54,7 +54,6 @@ void GossipCore::Impl::on_roster_changed() {
   outbox_.clear();
   missing_.clear();
   announce_.clear();
-  announce_tree_.clear();
   members_by_key_id_.clear();
   std::vector<PublicKey> keys;
   for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
@@ -123,21 +122,23 @@ void GossipCore::Impl::spread(const Stored& stored, std::optional<std::uint32_t>
         ++counters_.outbox_dropped;
       }
     });
+  }
+  // IHAVE: after a push, to the lazy neighbours (Plumtree's lazy push: the
+  // repair path of a broken tree edge); after a repair that is not a GRAFT
+  // answer, to every neighbour, tree included.
+  auto announce = [&](std::uint32_t peer) {
+    if (from && peer == *from) return;
+    if (announce_.size() >= config_.announce_queue_max) {
+      ++counters_.announce_dropped;
+      return;
+    }
+    announce_.emplace_back(peer, entry);
+  };
+  if (how == Spread::push) {
+    peers_.for_each_lazy_neighbour(slot, announce);
   } else {
-    peers_.for_each_eager(slot, [&](std::uint32_t peer) {
-      if (from && peer == *from) return;
-      if (announce_tree_.size() >= config_.announce_queue_max) {
-        ++counters_.announce_dropped;
-        return;
-      }
-      announce_tree_.emplace_back(peer, entry);
-    });
+    for (std::uint32_t peer : peers_.neighbours()) announce(peer);
   }
-  if (announce_.size() >= config_.announce_queue_max) {
-    announce_.erase(announce_.begin());
-    ++counters_.announce_dropped;
-  }
-  announce_.push_back(entry);
 }
 
 Effects GossipCore::Impl::load(std::span<const Bytes> stored_records, UnixMs now) {

@@ -21,8 +21,8 @@ namespace mesh::gossip {
 
 // How a newly stored record travels on.
 enum class Spread {
-  push,      // full body along the origin's tree (not back to the sender), IHAVE to sampled peers
-  announce,  // IHAVE only, to the tree and sampled peers (records learnt by SYNC)
+  push,      // full body along the origin's tree (not back to the sender), IHAVE to the lazy neighbours
+  announce,  // IHAVE only, to every neighbour (records learnt by SYNC)
   none,      // loaded from storage: SYNC spreads it if needed
 };
 
@@ -49,8 +49,8 @@ class GossipCore::Impl {
   Outbox outbox_;
   std::optional<std::uint32_t> self_index_;
   std::unordered_map<KeyId, std::vector<std::uint32_t>> members_by_key_id_;
-  std::vector<Entry> announce_;        // records to announce at the next tick (to sampled peers)
-  std::vector<std::pair<std::uint32_t, Entry>> announce_tree_;  // (peer, entry): Spread::announce
+  // (peer, entry): IHAVEs for the next announce batch.
+  std::vector<std::pair<std::uint32_t, Entry>> announce_;
   std::map<PublicKey, UnixMs> roster_offered_ms_;  // peer -> when we last sent it our roster
   UnixMs roster_requested_ms_ = -1;
   // By tree slot: the peer whose PUSH brought the record we hold, if it came

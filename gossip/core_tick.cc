@@ -42,12 +42,8 @@ void GossipCore::Impl::tick_sync(UnixMs now) {
 void GossipCore::Impl::tick_announce(UnixMs now) {
   if (announce_.empty() || now < next_announce_ms_) return;
   next_announce_ms_ = now + config_.announce_interval_ms;
-  for (const auto& [peer, entry] : announce_tree_) {
-    counters_.announce_dropped += outbox_.add_ihave(peer, {entry});
-  }
-  announce_tree_.clear();
-  for (std::uint32_t peer : peers_.sample_neighbours(config_.lazy_fanout, rng_)) {
-    counters_.announce_dropped += outbox_.add_ihave(peer, announce_);
+  for (const auto& [peer, entry] : announce_) {
+    counters_.announce_dropped += outbox_.add_ihave(peer, entry);
   }
   announce_.clear();
 }

@@ -42,6 +42,13 @@ std::size_t Outbox::add_ihave(std::uint32_t peer, const std::vector<Entry>& entr
   return entries.size() - take;
 }
 
+std::size_t Outbox::add_ihave(std::uint32_t peer, const Entry& entry) {
+  auto& list = queue(peer).ihave;
+  if (list.size() >= kEntriesPerListMax) return 1;
+  list.push_back(entry);
+  return 0;
+}
+
 namespace {
 void add_unique(std::vector<Entry>& list, const Entry& entry) {
   if (list.size() < kEntriesPerListMax && std::find(list.begin(), list.end(), entry) == list.end()) {

@@ -30,6 +30,7 @@ class Outbox {
                 std::size_t bytes_max);
   // List entries beyond kEntriesPerListMax per peer are dropped; returns how many.
   std::size_t add_ihave(std::uint32_t peer, const std::vector<Entry>& entries);
+  std::size_t add_ihave(std::uint32_t peer, const Entry& entry);
   void add_graft(std::uint32_t peer, const Entry& entry);
   void add_prune(std::uint32_t peer, const Entry& entry);
   void set_sync(std::uint32_t peer, std::vector<Entry> digest);

@@ -157,10 +157,6 @@ void PeerSets::choose_sync_partners(std::size_t extra, Rng& rng) {
   for (std::uint32_t peer : sample_of(others, extra, rng)) insert_sorted(sync_partners_, peer);
 }
 
-std::vector<std::uint32_t> PeerSets::sample_neighbours(std::size_t count, Rng& rng) const {
-  return sample_of(neighbours_, count, rng);
-}
-
 std::optional<std::uint32_t> PeerSets::random_sync_partner(Rng& rng) const {
   if (sync_partners_.empty()) return std::nullopt;
   return sync_partners_[rng.below(sync_partners_.size())];

@@ -56,6 +56,14 @@ class PeerSets {
       fn(links_[static_cast<std::size_t>(__builtin_ctzll(bits))]);
     }
   }
+  // The overlay neighbours outside the tree of `slot` (Plumtree's lazy peers).
+  template <class F>
+  void for_each_lazy_neighbour(std::size_t slot, F&& fn) const {
+    const std::uint64_t tree_bits = tree(slot);
+    for (std::size_t i = 0; i < neighbours_.size(); ++i) {
+      if ((tree_bits >> i & 1) == 0) fn(links_[i]);
+    }
+  }
   // The same peers, ascending.
   std::vector<std::uint32_t> eager(std::size_t slot) const;
   bool is_eager(std::size_t slot, std::uint32_t peer) const;
@@ -71,9 +79,6 @@ class PeerSets {
   void choose_sync_partners(std::size_t extra, Rng& rng);
   const std::vector<std::uint32_t>& sync_partners() const { return sync_partners_; }
 
-  // Up to `count` distinct overlay neighbours, uniformly at random (the
-  // lazy peers of an IHAVE batch).
-  std::vector<std::uint32_t> sample_neighbours(std::size_t count, Rng& rng) const;
   // One SYNC partner uniformly at random; nullopt with none.
   std::optional<std::uint32_t> random_sync_partner(Rng& rng) const;
 

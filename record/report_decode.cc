@@ -15,6 +15,7 @@
 // targets into it); every rule and message is the one code path both share.
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -217,6 +218,18 @@ Result<OkTargets, ReportError> decode_ok_targets(Reader& reader, const TargetRul
   }
   ok.streak = static_cast<std::uint32_t>(*streak);
   ok.oldest_ms = *oldest;
+  if (bytes * 8 <= rules.size && !(rules.origin_index && ok.has(*rules.origin_index))) {
+    // Every bit is a target inside the roster and none is the reporter: no
+    // rule can break, so count the bits a word at a time.
+    std::size_t byte = 0;
+    for (; byte + 8 <= bytes; byte += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, ok.bitmap.data() + byte, sizeof word);
+      ok.count += static_cast<std::uint32_t>(std::popcount(word));
+    }
+    for (; byte < bytes; ++byte) ok.count += static_cast<std::uint32_t>(std::popcount(ok.bitmap[byte]));
+    return ok;
+  }
   for (std::size_t byte = 0; byte < bytes; ++byte) {
     for (unsigned bits = ok.bitmap[byte]; bits != 0; bits &= bits - 1) {
       auto target = static_cast<std::uint32_t>(byte * 8 + std::countr_zero(bits));

@@ -69,7 +69,6 @@ TEST_CASE("PRUNE: a duplicate pushed body drops the edge from that origin's tree
 
 TEST_CASE("GRAFT: a lost tree push is pulled after an IHAVE and a timeout") {
   Network net(3, 9, [](CoreConfig& config) {
-    config.lazy_fanout = 2;
     config.announce_interval_ms = 1'000;
     config.ihave_timeout_ms = 2'000;
     config.sync_interval_ms = 3'600'000;  // keep SYNC out of this exchange

@@ -137,7 +137,6 @@ struct SimParams {
   std::uint32_t tcp_probe_bytes = 560;    // connect + RST, both directions
   std::uint32_t tls_probe_bytes = 8'192;  // TLS 1.3 handshake, both directions
   std::size_t overlay_rings = 2;          // CoreConfig overrides
-  std::size_t lazy_fanout = 3;
   DurationMs sync_interval_ms = 30'000;
   // Nodes whose verdicts are evaluated at checks and snapshots: 0 = all.
   // Large fleets default to an evenly spaced subset (docs/SIMULATOR.md);

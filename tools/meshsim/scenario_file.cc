@@ -279,7 +279,6 @@ Status<ScenarioError> read_sim(Reader& top, Scenario& s) {
   MESH_TRY(r.integer("tcp_probe_bytes", p.tcp_probe_bytes, 0, 1'000'000));
   MESH_TRY(r.integer("tls_probe_bytes", p.tls_probe_bytes, 0, 1'000'000));
   MESH_TRY(r.integer("overlay_rings", p.overlay_rings, 1, 32));
-  MESH_TRY(r.integer("lazy_fanout", p.lazy_fanout, 0, 64));
   MESH_TRY(r.duration("sync_interval", p.sync_interval_ms));
   MESH_TRY(r.integer("check_nodes", p.check_nodes, 0, kNodesMax));
   MESH_TRY(r.duration("measure_from", p.measure_from_ms));

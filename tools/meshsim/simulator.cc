@@ -141,7 +141,6 @@ void Run::start_agent(SimNode& node, bool fresh_install) {
   config.boot_counter = node.boot_counter;
   config.tick_interval_ms = scenario_.sim.tick_interval_ms;
   config.overlay_rings = scenario_.sim.overlay_rings;
-  config.lazy_fanout = scenario_.sim.lazy_fanout;
   config.sync_interval_ms = scenario_.sim.sync_interval_ms;
   // Only checked nodes' verdicts are read: the others check every payload
   // at acceptance but need not hold N decoded reports (docs/SIMULATOR.md, Performance).
