@@ -54,10 +54,8 @@ void GossipCore::Impl::on_roster_changed() {
   outbox_.clear();
   missing_.clear();
   announce_.clear();
-  members_by_key_id_.clear();
   std::vector<PublicKey> keys;
   for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
-    members_by_key_id_[key_id_of(roster.servers[i].key)].push_back(i);
     keys.push_back(roster.servers[i].key);
   }
   std::sort(keys.begin(), keys.end());
@@ -89,14 +87,9 @@ std::vector<Entry> GossipCore::Impl::held_entries() const {
 }
 
 std::optional<std::uint32_t> GossipCore::Impl::index_of_key(const PublicKey& key) const {
-  const Roster* roster = store_.roster();
+  const IndexedRoster* roster = store_.indexed_roster();
   if (roster == nullptr) return std::nullopt;
-  auto it = members_by_key_id_.find(key_id_of(key));
-  if (it == members_by_key_id_.end()) return std::nullopt;
-  for (std::uint32_t index : it->second) {
-    if (roster->servers[index].key == key) return index;
-  }
-  return std::nullopt;
+  return roster->index_of_key(key);
 }
 
 void GossipCore::Impl::queue_body(std::uint32_t peer, RecordKind kind, std::uint32_t origin,

@@ -48,7 +48,6 @@ class GossipCore::Impl {
   MissingTable missing_;
   Outbox outbox_;
   std::optional<std::uint32_t> self_index_;
-  std::unordered_map<KeyId, std::vector<std::uint32_t>> members_by_key_id_;
   // (peer, entry): IHAVEs for the next announce batch.
   std::vector<std::pair<std::uint32_t, Entry>> announce_;
   std::map<PublicKey, UnixMs> roster_offered_ms_;  // peer -> when we last sent it our roster

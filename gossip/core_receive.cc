@@ -24,15 +24,15 @@ Effects GossipCore::Impl::on_message(ByteView frame, UnixMs now) {
     ++counters_.frames_no_roster;
     return effects;
   }
-  auto candidates = members_by_key_id_.find(header->sender);
-  if (candidates == members_by_key_id_.end()) {
+  const auto candidates = store_.indexed_roster()->with_key_id(header->sender);
+  if (candidates.empty()) {
     ++counters_.frames_unknown_sender;
     return effects;
   }
   // Key ids are 8 bytes of the key: two members could share one, and the
   // AEAD then tells which of them sealed the frame.
   LinkError last = LinkError::bad_key;
-  for (std::uint32_t index : candidates->second) {
+  for (const auto& [key_id, index] : candidates) {
     if (self_index_ && index == *self_index_) continue;
     const PublicKey sender = roster->servers[index].key;
     auto opened = link_.open_into(sender, header.value(), frame, plaintext_);

@@ -1,5 +1,6 @@
 #include "gossip/indexed_roster.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace mesh::gossip {
@@ -40,6 +41,27 @@ std::optional<std::uint32_t> MemberIndex::find(const Roster& roster, std::string
   }
 }
 
-IndexedRoster::IndexedRoster(Roster decoded) : roster(std::move(decoded)) { members.build(roster); }
+IndexedRoster::IndexedRoster(Roster decoded) : roster(std::move(decoded)) {
+  members.build(roster);
+  by_key_id.reserve(roster.servers.size());
+  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
+    by_key_id.emplace_back(key_id_of(roster.servers[i].key), i);
+  }
+  std::sort(by_key_id.begin(), by_key_id.end());
+}
+
+std::span<const std::pair<KeyId, std::uint32_t>> IndexedRoster::with_key_id(KeyId id) const {
+  auto first = std::lower_bound(by_key_id.begin(), by_key_id.end(), std::make_pair(id, 0u));
+  auto last = first;
+  while (last != by_key_id.end() && last->first == id) ++last;
+  return {first, last};
+}
+
+std::optional<std::uint32_t> IndexedRoster::index_of_key(const PublicKey& key) const {
+  for (const auto& [id, index] : with_key_id(key_id_of(key))) {
+    if (roster.servers[index].key == key) return index;
+  }
+  return std::nullopt;
+}
 
 }  // namespace mesh::gossip

@@ -6,9 +6,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <utility>
 #include <string_view>
 #include <vector>
 
+#include "gossip/link.h"
 #include "record/roster.h"
 
 namespace mesh::gossip {
@@ -31,9 +34,16 @@ struct IndexedRoster {
 
   // The roster index of member `id`, or nullopt. O(1).
   std::optional<std::uint32_t> index_of(std::string_view id) const { return members.find(roster, id); }
+  // The members whose key has key id `id` (gossip/link.h), indices
+  // ascending: usually one, none for a stranger, more if keys collide in
+  // their first 8 bytes (the AEAD then tells them apart).
+  std::span<const std::pair<KeyId, std::uint32_t>> with_key_id(KeyId id) const;
+  // The member holding `key`, or nullopt.
+  std::optional<std::uint32_t> index_of_key(const PublicKey& key) const;
 
   Roster roster;
   MemberIndex members;
+  std::vector<std::pair<KeyId, std::uint32_t>> by_key_id;  // sorted
 };
 
 }  // namespace mesh::gossip

@@ -122,6 +122,8 @@ class RecordStore {
   std::shared_ptr<const StoredRecord> shared(RecordKind kind, std::uint32_t origin_index) const;
   // The roster index of member `id`, or nullopt (no roster, or not a member). O(1).
   std::optional<std::uint32_t> index_of(std::string_view id) const;
+  // The held roster with its indexes, or null.
+  const IndexedRoster* indexed_roster() const { return roster_.get(); }
   std::size_t size() const;
 
   // BLAKE2b-256 over (kind, origin id, seq, signature) of every held record

@@ -238,6 +238,33 @@ TEST_CASE("frame from a non-member key") {
   CHECK(node.core.counters().frames_unknown_sender == 1);
 }
 
+TEST_CASE("two members share a key id: the AEAD tells them apart") {
+  // s1's roster key starts with the same 8 bytes as s4's (the key id frames
+  // carry) and differs after them, so s1 is the first candidate for s4's
+  // frames. A frame from s4 must still open, and one that neither sealed
+  // must not.
+  Roster roster = make_roster(1, 5);
+  roster.servers[1].key = roster.servers[4].key;
+  roster.servers[1].key[31] ^= 0x01;
+  GossipCore core(config_for(0), 3);
+  REQUIRE(core.publish(signed_roster(roster), kStartMs).ok());
+  FrameContent content;
+  content.roster_version = 1;
+  content.bodies.push_back(Body::owned(false, signed_report(4, 1, kStartMs)));
+  LinkCrypto s4(test_key(4).secret_key, 1);
+  auto frame = s4.seal(test_key(0).public_key, encode_frame_content(content));
+  CHECK(core.on_message(*frame, kStartMs).persist.size() == 1);
+  CHECK(core.counters().frames_undecryptable == 0);
+  // s4's key id on a frame a stranger sealed: neither candidate opens it.
+  // (Boot 2: a fresh nonce, so the replay window does not stop it first.)
+  LinkCrypto stranger(stranger_key().secret_key, 2);
+  auto forged = stranger.seal(test_key(0).public_key, encode_frame_content(content));
+  std::copy(frame->begin() + 1, frame->begin() + 9, forged->begin() + 1);
+  CHECK(core.on_message(*forged, kStartMs).persist.empty());
+  CHECK(core.counters().frames_received == 2);
+  CHECK(core.counters().frames_undecryptable == 1);
+}
+
 TEST_CASE("frame sealed for another node") {
   Node node;
   LinkCrypto link(test_key(1).secret_key, 1);
