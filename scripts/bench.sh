@@ -16,6 +16,9 @@ run_bench verdict_bench
 echo
 echo "== record decoding (bench/record_bench)"
 run_bench record_bench
+echo
+echo "== link crypto per frame (bench/link_bench)"
+run_bench link_bench
 sim() {
   echo
   echo "== meshsim $*"
@@ -23,6 +26,7 @@ sim() {
     "$build/tools/meshsim/meshsim" --countries 15 --seed 1 --timing "$@" || true
 }
 sim --scenario dissemination --nodes 100
-sim --scenario dissemination --nodes 1000   # about 3-4 minutes
+sim --scenario dissemination --nodes 1000   # about one minute
+sim --scenario dissemination --nodes 1000 --duration 1h   # about four minutes
 sim --scenario lossy --nodes 100 --duration 1h
 sim --scenario unreliable-witness
