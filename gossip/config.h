@@ -61,7 +61,8 @@ struct CoreConfig {
   std::size_t peer_queue_bytes_max = 4 * 1024 * 1024;
   // Bodies sent in answer to one SYNC or SYNC_REPLY; the rest waits for the next round.
   std::size_t sync_reply_bytes_max = 256 * 1024;
-  // Records announced per tick (IHAVE batch); over it the oldest are dropped and counted.
+  // (peer, record) IHAVEs waiting for the next batch; over it new ones are
+  // dropped and counted (the tree carries the bodies; SYNC repairs the rest).
   std::size_t announce_queue_max = 4 * kEntriesPerListMax;
   // Records we know exist but lack (from IHAVE); over it new ones are ignored and counted.
   std::size_t missing_max = kEntriesPerListMax;

@@ -26,6 +26,8 @@ GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SharedWork shared)
   MESH_CHECK(is_valid_server_id(config_.self), "CoreConfig::self is not a valid server id");
   MESH_CHECK(config_.tick_interval_ms > 0 && config_.sync_interval_ms > 0,
              "CoreConfig intervals must be positive");
+  MESH_CHECK(config_.overlay_rings >= 1 && config_.overlay_rings <= PeerSets::kLinksMax / 2,
+             "CoreConfig::overlay_rings must be in [1, 32]");
 }
 
 Result<GossipCore::Impl::Stored, RecordError> GossipCore::Impl::store_record(

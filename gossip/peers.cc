@@ -69,7 +69,7 @@ void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, st
       if (b == *self) insert_sorted(neighbours_, a);
     }
   }
-  if (neighbours_.size() > kLinksMax) neighbours_.resize(kLinksMax);
+  MESH_CHECK(neighbours_.size() <= kLinksMax, "PeerSets: more rings than kLinksMax / 2");
   links_ = neighbours_;
   const std::uint64_t all =
       links_.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << links_.size()) - 1;

@@ -40,6 +40,7 @@ class PeerSets {
   // (less where rings share an edge): no member carries more trees than
   // another, and a union of random rings is an expander, so the diameter
   // stays near log(N) / log(2 * rings - 1).
+  // REQUIRES: 1 <= rings <= kLinksMax / 2.
   void reset(const Roster& roster, std::optional<std::uint32_t> self, std::size_t rings);
 
   std::size_t slot_count() const { return trees_.size(); }

@@ -1,8 +1,9 @@
-// The simulator's memos of pure functions the cores call through
-// gossip/verifier.h (docs/SIMULATOR.md, "Signatures"):
+// The simulator's memos of the pure work its cores share (gossip::SharedWork;
+// docs/SIMULATOR.md, "Signatures", "Rosters", "Records"). The daemon, one
+// node, uses the plain implementations.
 //
-// MemoVerifier: a SignatureVerifier that remembers each unique (key, message, signature)
-// it has checked (docs/SIMULATOR.md, "Signatures"). Every simulated node
+// MemoVerifier: a SignatureVerifier that remembers each unique (key,
+// message, signature) it has checked. Every simulated node
 // still runs its full acceptance path and calls verify(); only the Ed25519
 // arithmetic is shared, since its result is the same at every node. A
 // memo entry matches only when key, signature and message bytes are all
