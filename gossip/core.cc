@@ -68,17 +68,11 @@ void GossipCore::Impl::on_roster_changed() {
   }
 }
 
-Entry GossipCore::Impl::entry_of(const StoredRecord& record, bool with_hash) const {
-  Entry entry{record.envelope.kind, 0, record.envelope.seq, with_hash ? record.fingerprint32() : 0};
-  if (entry.kind == RecordKind::report) {
-    entry.origin = *store_.index_of(record.envelope.origin);
-  }
-  return entry;
-}
-
 std::vector<Entry> GossipCore::Impl::held_entries() const {
   std::vector<Entry> entries;
-  if (const StoredRecord* roster = store_.roster_record()) entries.push_back(entry_of(*roster, true));
+  if (const StoredRecord* held = store_.roster_record()) {
+    entries.push_back(Entry{RecordKind::roster, 0, held->envelope.seq, held->fingerprint32()});
+  }
   const Roster* roster = store_.roster();
   for (std::uint32_t i = 0; roster != nullptr && i < roster->servers.size(); ++i) {
     if (const StoredRecord* report = store_.report(i)) {

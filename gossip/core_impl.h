@@ -72,7 +72,6 @@ class GossipCore::Impl {
   void on_roster_changed();
   void spread(const Stored& stored, std::optional<std::uint32_t> from, Spread how);
   void queue_body(std::uint32_t peer, RecordKind kind, std::uint32_t origin, bool repair);
-  Entry entry_of(const StoredRecord& record, bool with_hash) const;
   std::vector<Entry> held_entries() const;
   std::optional<std::uint32_t> index_of_key(const PublicKey& key) const;
 

@@ -34,14 +34,6 @@ bool Outbox::add_body(std::uint32_t peer, std::shared_ptr<const Bytes> raw, bool
   return true;
 }
 
-std::size_t Outbox::add_ihave(std::uint32_t peer, const std::vector<Entry>& entries) {
-  auto& list = queue(peer).ihave;
-  const std::size_t room = kEntriesPerListMax - std::min(kEntriesPerListMax, list.size());
-  const std::size_t take = std::min(room, entries.size());
-  list.insert(list.end(), entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(take));
-  return entries.size() - take;
-}
-
 std::size_t Outbox::add_ihave(std::uint32_t peer, const Entry& entry) {
   auto& list = queue(peer).ihave;
   if (list.size() >= kEntriesPerListMax) return 1;

@@ -28,8 +28,7 @@ class Outbox {
   // False (nothing queued) when the peer's queued body bytes would pass `bytes_max`.
   bool add_body(std::uint32_t peer, std::shared_ptr<const Bytes> raw, bool repair,
                 std::size_t bytes_max);
-  // List entries beyond kEntriesPerListMax per peer are dropped; returns how many.
-  std::size_t add_ihave(std::uint32_t peer, const std::vector<Entry>& entries);
+  // An entry beyond kEntriesPerListMax per peer is dropped; returns how many were (0 or 1).
   std::size_t add_ihave(std::uint32_t peer, const Entry& entry);
   void add_graft(std::uint32_t peer, const Entry& entry);
   void add_prune(std::uint32_t peer, const Entry& entry);
