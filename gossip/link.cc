@@ -187,17 +187,21 @@ Result<Bytes, LinkError> LinkCrypto::open(const PublicKey& peer, const FrameHead
 
 std::vector<PublicKey> LinkCrypto::linked_keys() const {
   std::vector<PublicKey> keys;
+  keys.reserve(links_.size());
   for (const auto& [key, link] : links_) keys.push_back(key);
   return keys;
 }
 
 void LinkCrypto::retain_only(std::span<const PublicKey> members) {
   for (auto it = links_.begin(); it != links_.end();) {
-    if (!std::binary_search(members.begin(), members.end(), it->first)) {
-      it = links_.erase(it);
-    } else {
+    if (std::binary_search(members.begin(), members.end(), it->first)) {
       ++it;
+      continue;
     }
+    // A dropped link's session keys are wiped like the destructor wipes them.
+    sodium_memzero(it->second.rx.data(), it->second.rx.size());
+    sodium_memzero(it->second.tx.data(), it->second.tx.size());
+    it = links_.erase(it);
   }
 }
 
