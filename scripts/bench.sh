@@ -19,6 +19,9 @@ run_bench record_bench
 echo
 echo "== link crypto per frame (bench/link_bench)"
 run_bench link_bench
+echo
+echo "== one record delivery, the floor of any design (bench/delivery_bench)"
+run_bench delivery_bench
 sim() {
   echo
   echo "== meshsim $*"
