@@ -1,6 +1,9 @@
 // Link crypto (sealed frames, replay window) and the message layout.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "gossip/config.h"
 #include "gossip/link.h"
 #include "gossip/wire.h"
@@ -51,6 +54,31 @@ TEST_CASE("both directions of a pair work and use different keys") {
         Bytes(ba->begin() + kFrameHeaderBytes, ba->end()));
   CHECK(link_a.open(b.public_key, *parse_frame_header(*ba), *ba).ok());
   CHECK(link_b.open(a.public_key, *parse_frame_header(*ab), *ab).ok());
+}
+
+TEST_CASE("retain_only drops the links of keys that left, and a returning key links again") {
+  const KeyPair a = test_key(1), b = test_key(2), c = test_key(3);
+  LinkCrypto link_a(a.secret_key, 1), link_c(c.secret_key, 1);
+  REQUIRE(link_a.seal(b.public_key, text("x")).ok());
+  REQUIRE(link_a.seal(c.public_key, text("x")).ok());
+  std::vector<PublicKey> both{b.public_key, c.public_key};
+  std::ranges::sort(both);
+  CHECK(link_a.linked_keys() == both);
+
+  const std::vector<PublicKey> only_b{b.public_key};
+  link_a.retain_only(only_b);
+  CHECK(link_a.linked_keys() == only_b);
+
+  // c is back (a roster change): its keys are derived again and the frame
+  // counter goes on, so the new frame still opens at c, under a fresh nonce.
+  auto again = link_a.seal(c.public_key, text("back"));
+  REQUIRE(again.ok());
+  auto header = parse_frame_header(*again);
+  REQUIRE(header.ok());
+  CHECK(header->counter == 2);
+  auto opened = link_c.open(a.public_key, *header, *again);
+  REQUIRE(opened.ok());
+  CHECK(*opened == text("back"));
 }
 
 TEST_CASE("a tampered header or body does not authenticate") {
