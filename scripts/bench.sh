@@ -20,7 +20,7 @@ echo
 echo "== link crypto per frame (bench/link_bench)"
 run_bench link_bench
 echo
-echo "== one record delivery, the floor of any design (bench/delivery_bench)"
+echo "== one record delivery, its least work with per-link sealing (bench/delivery_bench)"
 run_bench delivery_bench
 sim() {
   echo
