@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_roster.h"
 #include "common/check.h"
 #include "gossip/link.h"
 #include "record/envelope.h"
@@ -40,19 +41,12 @@ constexpr std::size_t kRecordsPerFrame = 5;
 constexpr double kDeliveriesPerSimHour = 1000.0 * 60.0 * 999.0;
 
 struct Fixture {
-  Roster roster;
+  Roster roster = bench::bench_roster(kServers, kRosterVersion);
   std::vector<Bytes> records;  // one per origin s-0 .. s-(kRecordsPerFrame-1)
   KeyPair a = generate_key_pair();
   KeyPair b = generate_key_pair();
 
   Fixture() {
-    roster.version = kRosterVersion;
-    for (std::uint32_t i = 0; i < kServers; ++i) {
-      ServerEntry server;
-      server.id = "s-" + std::to_string(i);
-      server.country = "DE";
-      roster.servers.push_back(std::move(server));
-    }
     for (std::uint32_t origin = 0; origin < kRecordsPerFrame; ++origin) {
       Report report;
       report.metrics = Metrics{137,        24'117'248, 67'108'864, 310'000, 953'674,

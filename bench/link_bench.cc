@@ -1,9 +1,10 @@
 // Link crypto benchmarks: sealing and opening one gossip frame
 // (gossip/link.h: XChaCha20-Poly1305 under crypto_kx session keys, in
 // place). Every frame a simulated node sends is sealed once and opened
-// once, so these figures set the floor of meshsim's speed: at N = 1000 the
-// fleet exchanges ~230 K frames of ~1.4 KB per simulated minute
-// (docs/SIMULATOR.md, "Performance"). Figures: bench/README.md.
+// once, so these figures are most of meshsim's floor (bench/delivery_bench
+// adds the record checks): at N = 1000 the fleet exchanges ~230 K frames of
+// ~1.4 KB per simulated minute (docs/SIMULATOR.md, "Performance").
+// Figures: bench/README.md.
 #include <benchmark/benchmark.h>
 
 #include "common/check.h"

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_roster.h"
 #include "common/check.h"
 #include "record/envelope.h"
 #include "record/keys.h"
@@ -29,18 +30,6 @@ namespace {
 
 constexpr UnixMs kNow = 1'700'000'000'000;
 constexpr std::uint64_t kRosterVersion = 12;
-
-Roster bench_roster(std::uint32_t servers) {
-  Roster roster;
-  roster.version = kRosterVersion;
-  for (std::uint32_t i = 0; i < servers; ++i) {
-    ServerEntry server;
-    server.id = "s-" + std::to_string(i);
-    server.country = "DE";
-    roster.servers.push_back(std::move(server));
-  }
-  return roster;
-}
 
 struct Scenario {
   std::uint32_t servers;
@@ -92,7 +81,7 @@ const Fixture& fixture(const benchmark::State& state) {
   Fixture& f = fixtures[i];
   if (f.record.empty()) {
     f.key = key_pair_from_seed(Bytes(32, 0x41));
-    f.roster = bench_roster(kScenarios[i].servers);
+    f.roster = bench::bench_roster(kScenarios[i].servers, kRosterVersion);
     f.report = bench_report(kScenarios[i]);
     f.payload = encode_report_payload(f.report, kNow);
     f.record = encode_signed_record(RecordKind::report, "s-0", 1'700'000, kNow, f.payload,
