@@ -38,7 +38,7 @@ const ParameterSpec kSpecs[] = {
     MESH_PARAMETER(quorum_witnesses, 2, 1000),
     MESH_PARAMETER(epoch_ms, 60 * kSecondMs, 30 * kDayMs),
     MESH_PARAMETER(max_clock_skew_ms, 0, 3'600'000),
-    MESH_PARAMETER(probe_bytes_per_day_max, 1 << 20, std::int64_t{1} << 40),
+    MESH_PARAMETER(volume_bytes_per_day_max, 1 << 20, std::int64_t{1} << 40),
 };
 
 #undef MESH_PARAMETER

@@ -60,7 +60,7 @@ struct Parameters {
   std::uint32_t quorum_witnesses = 3;       // quorum is min(this, M) but never below 2
   DurationMs epoch_ms = 3'600'000;          // witness assignment is re-drawn every epoch
   DurationMs max_clock_skew_ms = 30'000;    // records dated further ahead are refused
-  std::uint64_t probe_bytes_per_day_max = 200ull * 1024 * 1024;
+  std::uint64_t volume_bytes_per_day_max = 200ull * 1024 * 1024;
   bool operator==(const Parameters&) const = default;
 };
 

@@ -6,6 +6,7 @@
 
 #include "record/address.h"
 #include "record/parameters.h"
+#include "record/ports.h"
 
 namespace mesh {
 namespace {

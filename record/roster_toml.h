@@ -7,13 +7,12 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "record/ports.h"  // kDefaultProbePort, kDefaultGossipPort
 #include "record/roster.h"
 
 namespace mesh {
 
 inline constexpr std::size_t kRosterTomlBytesMax = 8 * 1024 * 1024;
-inline constexpr std::uint16_t kDefaultProbePort = 443;
-inline constexpr std::uint16_t kDefaultGossipPort = 7946;
 
 // Parses a roster file: top-level `version`, optional `[params]` (any field
 // of Parameters by name; defaults otherwise), `[[routes]]` (id, name) and

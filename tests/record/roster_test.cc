@@ -39,7 +39,7 @@ TEST_CASE("the sample roster is valid and round-trips through the payload codec"
   CHECK(*decoded == roster);
   CHECK(encode_roster_payload(*decoded) == payload);
   roster.params.fail_streak = 7;
-  roster.params.probe_bytes_per_day_max = std::uint64_t{1} << 33;
+  roster.params.volume_bytes_per_day_max = std::uint64_t{1} << 33;
   CHECK(decode_roster_payload(encode_roster_payload(roster), 9).value() == roster);
 }
 

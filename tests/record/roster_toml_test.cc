@@ -63,7 +63,8 @@ TEST_CASE("the example roster parses: 6 servers, 3 countries, 2 routes") {
   const ServerEntry* fra = roster->find("de-fra-1");
   REQUIRE(fra != nullptr);
   CHECK(fra->probe == Endpoint{"203.0.113.11", 443});
-  CHECK(fra->gossip == Endpoint{"203.0.113.11", 7946});
+  CHECK(fra->gossip == Endpoint{"203.0.113.11", kDefaultGossipPort});
+  CHECK(kDefaultGossipPort == 4716);
   CHECK(roster->find("nl-ams-2")->probe == Endpoint{"2001:db8::22", 443});
   CHECK(roster->find("fi-hel-1")->probe.port == 8443);
   CHECK(roster->params == Parameters{});
