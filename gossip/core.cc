@@ -11,6 +11,8 @@ void Effects::merge(Effects&& other) {
   std::move(other.send.begin(), other.send.end(), std::back_inserter(send));
   std::move(other.persist.begin(), other.persist.end(), std::back_inserter(persist));
   std::move(other.erase.begin(), other.erase.end(), std::back_inserter(erase));
+  std::move(other.reports_changed.begin(), other.reports_changed.end(),
+            std::back_inserter(reports_changed));
   roster_changed = roster_changed || other.roster_changed;
 }
 
@@ -42,6 +44,7 @@ Result<GossipCore::Impl::Stored, RecordError> GossipCore::Impl::store_record(
   }
   auto record = store_.shared(acceptance.kind, acceptance.origin_index);
   MESH_CHECK(record != nullptr, "accepted record not held");
+  if (acceptance.kind == RecordKind::report) effects.reports_changed.push_back(acceptance.origin_index);
   const Entry entry{acceptance.kind, acceptance.origin_index, record->envelope.seq, 0};
   return Stored{std::move(record), entry};
 }
@@ -66,6 +69,11 @@ void GossipCore::Impl::on_roster_changed() {
     it = std::binary_search(keys.begin(), keys.end(), it->first) ? std::next(it)
                                                                  : roster_offered_ms_.erase(it);
   }
+}
+
+PersistRecord GossipCore::Impl::persist_record(const Stored& stored) {
+  return PersistRecord{stored.entry.kind, stored.record->envelope.origin, stored.entry.origin,
+                       bytes_of(stored.record)};
 }
 
 std::vector<Entry> GossipCore::Impl::held_entries() const {
@@ -161,7 +169,7 @@ Result<Effects, RecordError> GossipCore::Impl::publish(ByteView raw_record, Unix
   Effects effects;
   auto stored = store_record(raw_record, now, effects, nullptr);
   if (!stored.ok()) return stored.error();
-  effects.persist.push_back(bytes_of(stored->record));
+  effects.persist.push_back(persist_record(*stored));
   const Entry& entry = stored->entry;
   if (self_index_) pushed_by_[peers_.slot_of(entry.kind, entry.origin)].reset();
   spread(stored.value(), std::nullopt, Spread::push);
@@ -183,6 +191,9 @@ Result<Effects, RecordError> GossipCore::publish(ByteView raw_record, UnixMs now
 Effects GossipCore::on_message(ByteView frame, UnixMs now) { return impl_->on_message(frame, now); }
 Effects GossipCore::on_tick(UnixMs now) { return impl_->on_tick(now); }
 const Roster* GossipCore::roster() const { return impl_->store_.roster(); }
+std::shared_ptr<const Roster> GossipCore::shared_roster() const {
+  return impl_->store_.shared_roster();
+}
 std::optional<std::uint32_t> GossipCore::self_index() const { return impl_->self_index_; }
 Digest GossipCore::digest() const { return impl_->store_.digest(); }
 const Counters& GossipCore::counters() const { return impl_->counters_; }

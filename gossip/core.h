@@ -43,13 +43,24 @@ struct Outgoing {
   Bytes frame;
 };
 
+// A record to store under (kind, origin), replacing the one stored there,
+// with what the shell needs to key it (nothing to decode again).
+struct PersistRecord {
+  RecordKind kind = RecordKind::report;
+  std::string_view origin;          // the envelope's origin; points into the held record, valid while `raw` lives
+  std::uint32_t origin_index = 0;   // roster index of the origin (0 for the roster)
+  std::shared_ptr<const Bytes> raw; // the exact bytes; shared, immutable: the core keeps them too
+};
+
 struct Effects {
   std::vector<Outgoing> send;   // at most one frame per peer per call
-  // Raw records to store, keyed by (kind, origin); each replaces the held
-  // one. Shared, immutable bytes: the core keeps them too.
-  std::vector<std::shared_ptr<const Bytes>> persist;
+  std::vector<PersistRecord> persist;  // records accepted from the network or publish()
   std::vector<std::pair<RecordKind, ServerId>> erase;  // stored records to delete
   bool roster_changed = false;  // a new roster was accepted (indices may have moved)
+  // Roster indices whose held report changed in this call (accepted from the
+  // network, publish() or load()), in the order they changed; an index may
+  // repeat. With roster_changed, every index is to be read again.
+  std::vector<std::uint32_t> reports_changed;
 
   // Appends `other` to this (keeps order: this first).
   void merge(Effects&& other);
@@ -99,6 +110,10 @@ class GossipCore {
 
   // The accepted roster, or null before one is held.
   const Roster* roster() const;
+  // The same roster, shared and immutable: it stays valid after a newer
+  // roster replaces it, and a new roster is always a new object (callers
+  // may key caches on the pointer while they hold it).
+  std::shared_ptr<const Roster> shared_roster() const;
   // This node's index in roster(), or nullopt (no roster, or not a member).
   std::optional<std::uint32_t> self_index() const;
 

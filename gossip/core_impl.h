@@ -13,7 +13,7 @@
 #include "gossip/link.h"
 #include "gossip/outbox.h"
 #include "gossip/peers.h"
-#include "gossip/rng.h"
+#include "common/rng.h"
 #include "gossip/store.h"
 #include "gossip/wire.h"
 
@@ -69,6 +69,7 @@ class GossipCore::Impl {
   };
   Result<Stored, RecordError> store_record(ByteView raw, UnixMs now, Effects& effects,
                                            AcceptNote* note);
+  static PersistRecord persist_record(const Stored& stored);
   void on_roster_changed();
   void spread(const Stored& stored, std::optional<std::uint32_t> from, Spread how);
   void queue_body(std::uint32_t peer, RecordKind kind, std::uint32_t origin, bool repair);

@@ -144,7 +144,7 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, std::optional<std::ui
     return;
   }
   ++counters_.bodies_useful;
-  effects.persist.push_back(bytes_of(stored->record));
+  effects.persist.push_back(persist_record(*stored));
   const Entry& entry = stored->entry;
   const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);

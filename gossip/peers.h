@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/time.h"
-#include "gossip/rng.h"
+#include "common/rng.h"
 #include "gossip/wire.h"
 #include "record/envelope.h"
 #include "record/roster.h"

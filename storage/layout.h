@@ -36,7 +36,7 @@ inline constexpr std::string_view kBootCounterKey = "boot_counter";
 inline constexpr std::size_t kStoredRecordBytesMax = kRecordBytesMax;
 inline constexpr std::size_t kOriginBytesMax = kServerIdBytesMax;
 inline constexpr std::size_t kStateKeyBytesMax = 128;
-inline constexpr std::size_t kStateValueBytesMax = 64 * 1024;
+inline constexpr std::size_t kStateValueBytesMax = 4 * 1024 * 1024;  // a verdict snapshot of the largest roster fits
 inline constexpr std::size_t kRecordKeyBytesMax = 1 + kOriginBytesMax;
 
 // LMDB handles of the four databases (MDB_dbi is an unsigned int).

@@ -156,6 +156,26 @@ Status<StoreError> TxnReader::scan(std::optional<std::uint8_t> kind,
   return Ok{};
 }
 
+Status<StoreError> TxnReader::for_each_state(const StateVisitor& visit) const {
+  if (auto failed = check_usable()) return *failed;
+  MDB_cursor* cursor = nullptr;
+  int rc = mdb_cursor_open(txn_, store_->dbs_.state, &cursor);
+  if (rc != 0) return lmdb_error(store_->dir_, "mdb_cursor_open(state)", rc);
+  CursorCloser closer{cursor};
+  MDB_val key{};
+  MDB_val value{};
+  for (rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST); rc == 0;
+       rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)) {
+    if (key.mv_size == 0 || key.mv_size > kStateKeyBytesMax) {
+      return store_error(StoreError::corrupt, store_->dir_,
+                         "state key of " + std::to_string(key.mv_size) + " bytes");
+    }
+    visit(std::string_view(static_cast<const char*>(key.mv_data), key.mv_size), to_view(value));
+  }
+  if (rc != MDB_NOTFOUND) return lmdb_error(store_->dir_, "mdb_cursor_get(state)", rc);
+  return Ok{};
+}
+
 // ---- ReadTxn ----
 
 ReadTxn::ReadTxn(const Store* store, MDB_txn* txn) : TxnReader(store, txn) {}

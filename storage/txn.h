@@ -33,6 +33,9 @@ namespace mesh {
 using RecordVisitor = std::function<void(std::uint8_t kind, std::string_view origin,
                                          ByteView record)>;
 
+// Visitor for state values: key, value (valid for the call).
+using StateVisitor = std::function<void(std::string_view key, ByteView value)>;
+
 // The read side shared by ReadTxn and WriteTxn.
 class TxnReader {
  public:
@@ -51,6 +54,10 @@ class TxnReader {
   Status<StoreError> for_each_record(const RecordVisitor& visit) const;
   // The same, restricted to one kind.
   Status<StoreError> for_each_record_of_kind(std::uint8_t kind, const RecordVisitor& visit) const;
+
+  // Calls `visit` for every state value in key order (bytewise). corrupt
+  // when a stored key is empty or over kStateKeyBytesMax; the visit stops there.
+  Status<StoreError> for_each_state(const StateVisitor& visit) const;
 
   // The signed roster record as stored by put_roster, or nullopt.
   Result<std::optional<Bytes>, StoreError> get_roster() const;

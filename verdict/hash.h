@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/rng.h"  // splitmix64
+
 namespace mesh::verdict {
 
 // FNV-1a, 64-bit, over the bytes of `text`.
@@ -17,14 +19,6 @@ constexpr std::uint64_t fnv1a64(std::string_view text) {
     hash *= 0x100000001b3ull;
   }
   return hash;
-}
-
-// The splitmix64 finalizer (Steele, Lea, Flood 2014): a bijective mixer.
-constexpr std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 // Per-epoch key: mixes the epoch number once so that scores of different

@@ -64,6 +64,25 @@ const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_m
   return &*it;
 }
 
+bool ProbeLedger::restore(const TargetStreak& streak) {
+  const bool failed = streak.reason != ProbeFailure::none;
+  const bool consistent = failed ? streak.fail_streak > 0 && streak.ok_streak == 0
+                                 : streak.fail_streak == 0 && streak.ok_streak > 0;
+  if (!is_valid_server_id(streak.id) || static_cast<std::uint8_t>(streak.reason) > kProbeFailureMax ||
+      streak.fail_streak > kStreakMax || streak.ok_streak > kStreakMax || !consistent ||
+      streak.probes == 0 || streak.last_ok_ms < 0) {
+    return false;
+  }
+  auto it = std::lower_bound(streaks_.begin(), streaks_.end(), std::string_view(streak.id), id_less);
+  if (it != streaks_.end() && it->id == streak.id) {
+    *it = streak;
+    return true;
+  }
+  if (streaks_.size() >= kProbeLedgerTargetsMax) return false;
+  streaks_.insert(it, streak);
+  return true;
+}
+
 const TargetStreak* ProbeLedger::find(std::string_view target_id) const {
   auto it = std::lower_bound(streaks_.begin(), streaks_.end(), target_id, id_less);
   return it != streaks_.end() && it->id == target_id ? &*it : nullptr;

@@ -73,9 +73,17 @@ class ProbeLedger {
   // ("never") stays 0, and a shifted success never lands on 0 or below.
   void shift(DurationMs delta_ms);
 
-  // Forgets every target (a restarted daemon starts its streaks afresh).
-  // The dropped() counter is kept.
+  // Forgets every target. The dropped() counter is kept.
   void clear() { streaks_.clear(); }
+
+  // Puts back a streak as a restarted node stored it, replacing any held
+  // for its id. False (nothing changes) when it breaks the ledger's
+  // invariants: an invalid id, a reason outside ProbeFailure, streaks over
+  // kStreakMax or inconsistent with the reason (fail_streak > 0 exactly
+  // when reason != none, and then ok_streak == 0), no probe counted, or a
+  // new target while the ledger is full. A gap since last_probe_ms restarts
+  // the streaks at the next record(), as for any target.
+  bool restore(const TargetStreak& streak);
 
   // Forgets every target that is not a server of `roster`, so memory stays
   // bounded by the roster. Call it whenever a new roster is installed.

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gossip/core.h"
-#include "gossip/rng.h"
+#include "common/rng.h"
 #include "record/envelope.h"
 #include "record/keys.h"
 #include "record/report.h"

@@ -56,7 +56,7 @@ TEST_CASE("a valid record from the network is accepted and persisted") {
   const Bytes raw = signed_report(2, 1, kStartMs);
   const Effects effects = node.deliver(raw);
   REQUIRE(effects.persist.size() == 1);
-  CHECK(*effects.persist[0] == raw);
+  CHECK(*effects.persist[0].raw == raw);
   CHECK(node.core.counters().records_accepted == 3);
   CHECK(node.core.record_count() == node.count_before + 1);
   CHECK(node.core.digest() != node.digest_before);
@@ -114,7 +114,7 @@ TEST_CASE("equal-seq equivocation: the smaller raw bytes win, in either order") 
   CHECK(first_large.deliver(larger).persist.size() == 1);
   const Effects replaced = first_large.deliver(smaller);
   REQUIRE(replaced.persist.size() == 1);
-  CHECK(*replaced.persist[0] == smaller);
+  CHECK(*replaced.persist[0].raw == smaller);
   CHECK(first_large.core.counters().records_equivocation_won == 1);
   CHECK(first_large.core.digest() == first_small.core.digest());
 }

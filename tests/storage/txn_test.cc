@@ -75,6 +75,29 @@ TEST_CASE("a fresh store holds nothing") {
   CHECK_FALSE(txn->get_state("boot_counter").value().has_value());
 }
 
+TEST_CASE("for_each_state visits every state value in key order, with its bytes") {
+  TempDir dir;
+  auto store = open_ok(dir.path());
+  {
+    auto txn = store->begin_write();
+    REQUIRE(txn.ok());
+    REQUIRE(txn->put_state("probe/b", filler(34, 1)).ok());
+    REQUIRE(txn->put_state("agent/volume", filler(41, 2)).ok());
+    REQUIRE(txn->put_state("probe/a", Bytes{}).ok());
+    commit_ok(*txn);
+  }
+  auto txn = store->begin_read();
+  REQUIRE(txn.ok());
+  std::vector<std::pair<std::string, Bytes>> seen;
+  auto status = txn->for_each_state([&](std::string_view key, ByteView value) {
+    seen.emplace_back(std::string(key), Bytes(value.begin(), value.end()));
+  });
+  REQUIRE(status.ok());
+  const std::vector<std::pair<std::string, Bytes>> expected = {
+      {"agent/volume", filler(41, 2)}, {"probe/a", Bytes{}}, {"probe/b", filler(34, 1)}};
+  CHECK(seen == expected);
+}
+
 TEST_CASE("for_each_record visits in key order: kind, then origin bytewise") {
   TempDir dir;
   auto store = open_ok(dir.path());

@@ -172,6 +172,35 @@ TEST_CASE("probe ledger: clear and retain_only forget targets") {
   CHECK(ledger.find("de-1") == nullptr);
 }
 
+TEST_CASE("probe ledger: restore puts back a stored streak and refuses a broken one") {
+  ProbeLedger ledger;
+  const TargetStreak failing{"de-1", 4, 0, 5 * kMinute, kMinute, ProbeFailure::tls_reset, 9};
+  REQUIRE(ledger.restore(failing));
+  CHECK(*ledger.find("de-1") == failing);
+  // The next outcome continues the streak (no gap).
+  CHECK(record(ledger, "de-1", 6 * kMinute, ProbeFailure::tls_reset).fail_streak == 5);
+  // A later restore replaces the held streak.
+  const TargetStreak healthy{"de-1", 0, 2, 7 * kMinute, 7 * kMinute, ProbeFailure::none, 11};
+  REQUIRE(ledger.restore(healthy));
+  CHECK(*ledger.find("de-1") == healthy);
+  const std::vector<TargetStreak> broken = {
+      {"De 1", 0, 1, kMinute, kMinute, ProbeFailure::none, 1},            // id breaks the rule
+      {"nl-1", 0, 1, kMinute, kMinute, static_cast<ProbeFailure>(99), 1},  // reason outside the enum
+      {"nl-1", 2, 0, kMinute, 0, ProbeFailure::none, 2},                   // failing streak, no reason
+      {"nl-1", 0, 0, kMinute, 0, ProbeFailure::tcp_timeout, 1},            // a reason, no failing streak
+      {"nl-1", 1, 3, kMinute, 0, ProbeFailure::tcp_timeout, 4},            // both streaks
+      {"nl-1", kStreakMax + 1, 0, kMinute, 0, ProbeFailure::tcp_timeout, 1},
+      {"nl-1", 0, 1, kMinute, kMinute, ProbeFailure::none, 0},             // no probe counted
+      {"nl-1", 0, 1, kMinute, -5, ProbeFailure::none, 1},                  // negative last_ok
+  };
+  for (const TargetStreak& streak : broken) {
+    CAPTURE(streak.id);
+    CHECK_FALSE(ledger.restore(streak));
+  }
+  CHECK(ledger.size() == 1);
+  CHECK(ledger.find("nl-1") == nullptr);
+}
+
 TEST_CASE("probe ledger: the view is sorted by roster index, skips self and unprobed targets") {
   Roster roster = make_roster({"DE", "NL"}, {3, 3});  // de-1 de-2 de-3 nl-1 nl-2 nl-3
   ProbeLedger ledger;

@@ -308,6 +308,12 @@ ScenarioResult<Scenario> builtin_scenario(std::string_view name, const BuiltinOp
                       "nodes must be at least 4 per country (" + std::to_string(4 * b.k) +
                           ") and at most " + std::to_string(kNodesMax));
   }
+  // The daily volume cap is sized for the fleet, as an operator must: at
+  // the defaults a node's gossip grows with N (docs/CONFIG.md, "Daily volume
+  // cap": the busiest node sends about 0.8 MB a day per server in the fleet, plus probes).
+  b.s.params.volume_bytes_per_day_max =
+      std::max<std::uint64_t>(Parameters{}.volume_bytes_per_day_max,
+                              std::uint64_t{b.s.fleet.generated_nodes} * 2 * 1024 * 1024);
   it->second.build(b);
   if (options.duration_ms) b.s.duration_ms = *options.duration_ms;
   std::stable_sort(b.s.events.begin(), b.s.events.end(),

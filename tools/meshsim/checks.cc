@@ -109,21 +109,8 @@ void Run::schedule_checks() {
 }
 
 const verdict::Evaluation* Run::evaluate(SimNode& node) {
-  const Roster& roster = *node.core->roster();
-  if (!node.evaluator || node.evaluator->roster().version != roster.version) {
-    node.evaluator.emplace(roster);
-    node.fed_seq.assign(roster.servers.size(), 0);
-  }
-  for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
-    auto held = node.core->report_of(i);
-    if (!held || held->envelope->seq == node.fed_seq[i]) continue;
-    MESH_CHECK(held->report != nullptr, "a checked node holds decoded reports");
-    node.evaluator->upsert(
-        verdict::ObservedReport{i, held->envelope->timestamp_ms, *held->report});
-    node.fed_seq[i] = held->envelope->seq;
-  }
   ++result_.evaluations;
-  return &check_evaluations_.emplace_back(node.evaluator->evaluate(node.clock(now_ms_)));
+  return &check_evaluations_.emplace_back(node.agent->evaluate(node.clock(now_ms_)));
 }
 
 void Run::on_check(bool periodic, std::optional<std::size_t> snapshot) {
@@ -134,8 +121,8 @@ void Run::on_check(bool periodic, std::optional<std::size_t> snapshot) {
   std::map<std::tuple<gossip::Digest, UnixMs, std::uint64_t>, const verdict::Evaluation*> memo;
   std::vector<const verdict::Evaluation*> evaluations(nodes_.size(), nullptr);
   for (SimNode& node : nodes_) {
-    if (!node.checked || !node.running() || node.core->roster() == nullptr) continue;
-    auto key = std::make_tuple(node.core->digest(), node.clock(now_ms_), node.core->roster()->version);
+    if (!node.checked || !node.running() || node.core().roster() == nullptr) continue;
+    auto key = std::make_tuple(node.core().digest(), node.clock(now_ms_), node.core().roster()->version);
     auto it = memo.find(key);
     if (it != memo.end()) {
       ++result_.evaluations_memoized;
@@ -154,7 +141,7 @@ void Run::on_check(bool periodic, std::optional<std::size_t> snapshot) {
 // was fine (machine, listener and service up, not impaired by the network)
 // throughout the last false_grace_ms_ (docs/SIMULATOR.md).
 void Run::judge_false_verdicts(const SimNode& node, const verdict::Evaluation& evaluation) {
-  const auto& world = world_indices(*node.core->roster());
+  const auto& world = world_indices(*node.core().roster());
   for (std::size_t i = 0; i < evaluation.servers.size() && i < world.size(); ++i) {
     const auto status = evaluation.servers[i].status;
     if (status != verdict::ServerStatus::unreachable && status != verdict::ServerStatus::unavailable) {
@@ -210,7 +197,7 @@ void Run::on_digest_check(std::size_t k) {
   if (expectation_state_[k] == 1) return;
   std::set<gossip::Digest> digests;
   for (const SimNode& node : nodes_) {
-    if (node.running() && node.core->roster() != nullptr) digests.insert(node.core->digest());
+    if (node.running() && node.core().roster() != nullptr) digests.insert(node.core().digest());
   }
   const Expectation& expect = scenario_.expectations[k];
   const DurationMs t = now_ms_ - start_ms_;
@@ -232,7 +219,7 @@ void Run::take_snapshot(std::size_t index, const std::vector<const verdict::Eval
   for (SimNode& node : nodes_) {
     if (!node.running()) continue;
     ++snapshot.running_nodes;
-    digests.insert(node.core->digest());
+    digests.insert(node.core().digest());
     const verdict::Evaluation* evaluation = evaluations[node.index];
     std::string fingerprint;
     if (evaluation != nullptr) {
@@ -243,7 +230,7 @@ void Run::take_snapshot(std::size_t index, const std::vector<const verdict::Eval
       ++snapshot.evaluated_nodes;
     }
     if (snapshot.nodes.size() >= options_.snapshot_nodes) continue;
-    NodeSnapshot listing{node.id, to_hex(node.core->digest()), fingerprint, {}, {}, {}};
+    NodeSnapshot listing{node.id, to_hex(node.core().digest()), fingerprint, {}, {}, {}};
     if (evaluation != nullptr) {
       for (const auto& v : evaluation->servers) listing.servers.push_back({v.id, v.status, v.failing, v.eligible, v.by_country});
       for (const auto& r : evaluation->routes) listing.routes.push_back({r.route_id, r.members, r.degraded});
@@ -304,7 +291,7 @@ gossip::Counters Run::total_counters() const {
   gossip::Counters total;
   for (const SimNode& node : nodes_) {
     add_counters(total, node.retired);
-    if (node.core) add_counters(total, node.core->counters());
+    if (node.agent) add_counters(total, node.core().counters());
   }
   return total;
 }
@@ -377,6 +364,15 @@ void Run::finish_metrics() {
   result_.roster_decodes = roster_memo_.decodes();
   result_.records_interned = record_memo_.calls();
   result_.records_made = record_memo_.made();
+  result_.plans_asked = plan_memo_.calls();
+  result_.plans_made = plan_memo_.made();
+  for (const SimNode& node : nodes_) {
+    if (!node.agent) continue;
+    const agent::VolumeStatus volume = node.agent->volume();
+    result_.volume_nodes_tight += node.running() && volume.tight;
+    result_.volume_probes_deferred += volume.probes_deferred;
+    result_.volume_frames_refused += volume.frames_refused;
+  }
   result_.scenario = scenario_.name;
   result_.seed = scenario_.seed;
   result_.nodes = static_cast<std::uint32_t>(nodes_.size());

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "gossip/rng.h"
+#include "common/rng.h"
 #include "record/country.h"
+#include "record/ports.h"
 
 namespace mesh::sim {
 namespace {
@@ -101,7 +102,7 @@ ServerId generated_server_id(std::uint32_t n, std::uint32_t countries) {
 KeyPair derive_key(std::uint64_t seed, const std::string& label) {
   std::uint64_t mixed = seed;
   for (char c : label) mixed = (mixed ^ static_cast<std::uint8_t>(c)) * 0x100000001b3ull;
-  gossip::Rng rng(mixed);
+  Rng rng(mixed);
   Bytes seed32;
   for (int word = 0; word < 4; ++word) {
     std::uint64_t value = rng.next();
@@ -157,7 +158,7 @@ Roster make_roster(const World& world, const std::vector<std::uint32_t>& servers
     entry.country = server.spec.country;
     entry.probe = {server.spec.id + ".sim.example", 443};
     entry.sni = entry.probe.host;
-    entry.gossip = {entry.probe.host, 7946};
+    entry.gossip = {entry.probe.host, kDefaultGossipPort};
     entry.key = server.key.public_key;
     entry.routes = server.spec.routes;
     used.insert(entry.routes.begin(), entry.routes.end());

@@ -18,6 +18,7 @@
 
 #include "gossip/store.h"
 #include "gossip/verifier.h"
+#include "node/agent/plans.h"
 
 namespace mesh::sim {
 
@@ -131,6 +132,42 @@ class MemoRecords final : public gossip::RecordInterner {
  private:
   std::unordered_map<std::uint64_t, std::weak_ptr<const gossip::StoredRecord>> memo_;
   std::size_t sweep_at_ = 1024;
+  std::uint64_t calls_ = 0;
+  std::uint64_t made_ = 0;
+};
+
+// MemoPlans: one witness plan per (roster, epoch) for the whole fleet. A
+// plan is a pure function of the roster and the epoch (O(servers^2) hashes
+// to make), and every node holding the same roster holds the very same
+// immutable object (MemoRosters), so nodes share plans by that pointer.
+class MemoPlans final : public agent::PlanSource {
+ public:
+  std::shared_ptr<const verdict::WitnessPlan> plan(const std::shared_ptr<const Roster>& roster,
+                                                   std::uint64_t epoch) override {
+    ++calls_;
+    for (const Entry& entry : memo_) {
+      if (entry.roster == roster && entry.epoch == epoch) return entry.plan;
+    }
+    ++made_;
+    // Plans two epochs behind are never asked for again.
+    std::erase_if(memo_, [&](const Entry& entry) { return entry.roster == roster && entry.epoch + 2 < epoch; });
+    if (memo_.size() >= kPlansMax) memo_.erase(memo_.begin());
+    auto made = std::make_shared<const verdict::WitnessPlan>(verdict::plan_witnesses(*roster, epoch));
+    memo_.push_back(Entry{roster, epoch, made});
+    return made;
+  }
+
+  std::uint64_t calls() const { return calls_; }
+  std::uint64_t made() const { return made_; }
+
+ private:
+  static constexpr std::size_t kPlansMax = 16;
+  struct Entry {
+    std::shared_ptr<const Roster> roster;
+    std::uint64_t epoch;
+    std::shared_ptr<const verdict::WitnessPlan> plan;
+  };
+  std::vector<Entry> memo_;
   std::uint64_t calls_ = 0;
   std::uint64_t made_ = 0;
 };

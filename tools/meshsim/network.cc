@@ -34,13 +34,13 @@ std::vector<bool> Network::resolve(const Selector& selector) const {
   return members;
 }
 
-bool Network::packet_passes(std::uint32_t from, std::uint32_t to, gossip::Rng& rng) const {
+bool Network::packet_passes(std::uint32_t from, std::uint32_t to, Rng& rng) const {
   if (blocked(from, to)) return false;
   const std::uint32_t loss = link(from, to).loss_permille;
   return loss == 0 || rng.below(1000) >= loss;
 }
 
-DurationMs Network::delay(std::uint32_t from, std::uint32_t to, gossip::Rng& rng) const {
+DurationMs Network::delay(std::uint32_t from, std::uint32_t to, Rng& rng) const {
   const LinkSpec& spec = link(from, to);
   DurationMs jitter = spec.jitter_ms > 0 ? static_cast<DurationMs>(rng.below(spec.jitter_ms + 1)) : 0;
   return spec.latency_ms + jitter;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gossip/rng.h"
+#include "common/rng.h"
 #include "tools/meshsim/fleet_gen.h"
 #include "tools/meshsim/scenario.h"
 
@@ -33,9 +33,9 @@ class Network {
   }
   // One packet from -> to: false when blocked or lost. Draws from `rng` only
   // when the link has loss.
-  bool packet_passes(std::uint32_t from, std::uint32_t to, gossip::Rng& rng) const;
+  bool packet_passes(std::uint32_t from, std::uint32_t to, Rng& rng) const;
   // Delay of one packet: latency plus jitter uniform in [0, jitter].
-  DurationMs delay(std::uint32_t from, std::uint32_t to, gossip::Rng& rng) const;
+  DurationMs delay(std::uint32_t from, std::uint32_t to, Rng& rng) const;
 
   // True when the network itself keeps `server` from some of its neighbours:
   // it is a block target (or a block observer when both directions), on a

@@ -100,6 +100,9 @@ std::string to_json(const RunResult& r, bool timing) {
       {"rosters", {{"memoized", true}, {"decodes_asked", r.roster_decodes_asked},
                    {"decodes", r.roster_decodes}}},
       {"records", {{"shared", true}, {"stored", r.records_interned}, {"objects", r.records_made}}},
+      {"plans", {{"shared", true}, {"asked", r.plans_asked}, {"made", r.plans_made}}},
+      {"volume", {{"nodes_tight", r.volume_nodes_tight}, {"probes_deferred", r.volume_probes_deferred},
+                  {"frames_refused", r.volume_frames_refused}}},
   };
   if (timing) out["wall_seconds"] = r.wall_seconds;
   return out.dump(1) + "\n";
@@ -172,6 +175,8 @@ std::string to_summary(const RunResult& r, bool timing) {
       r.roster_decodes_asked, r.roster_decodes);
   add("  records: %" PRIu64 " stored by the cores as %" PRIu64 " shared objects (one per unique record)\n",
       r.records_interned, r.records_made);
+  add("  volume cap: %u nodes slowing their probes at the end, %" PRIu64 " probes deferred, %" PRIu64 " frames refused\n",
+      r.volume_nodes_tight, r.volume_probes_deferred, r.volume_frames_refused);
   add("  verdicts: %" PRIu64 " evaluations (+%" PRIu64 " memoized) on %u checked nodes\n", r.evaluations,
       r.evaluations_memoized, r.checked_nodes);
   if (timing) add("  wall clock: %.2f s\n", r.wall_seconds);

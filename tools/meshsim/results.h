@@ -121,6 +121,13 @@ struct RunResult {
   std::uint64_t roster_decodes = 0;        // of which were decoded (unique roster payloads)
   std::uint64_t records_interned = 0;      // accepted reports stored through the shared memo
   std::uint64_t records_made = 0;          // of which were new objects (unique records)
+  std::uint64_t plans_asked = 0;           // witness plans asked by the agents
+  std::uint64_t plans_made = 0;            // of which were made (one per roster and epoch)
+
+  // The agents' daily volume accounts (docs/CONFIG.md, "Daily volume cap").
+  std::uint32_t volume_nodes_tight = 0;     // running nodes whose probes were slowed at the end
+  std::uint64_t volume_probes_deferred = 0; // probes not started for the cap, all nodes
+  std::uint64_t volume_frames_refused = 0;  // frames not sent for the cap, all nodes
 
   double wall_seconds = 0;                // only printed with --timing
 };

@@ -134,6 +134,7 @@ struct SimParams {
   DurationMs check_interval_ms = 30'000;  // verdicts of every node are evaluated this often
   std::uint32_t tls_every = 10;           // every Nth probe of a target is a TLS handshake
   std::uint32_t syn_attempts = 3;         // TCP connect attempts within the probe deadline
+  DurationMs probe_timeout_ms = 10'000;   // the prober's connect deadline: an unanswered probe ends then
   std::uint32_t tcp_probe_bytes = 560;    // connect + RST, both directions
   std::uint32_t tls_probe_bytes = 8'192;  // TLS 1.3 handshake, both directions
   std::size_t overlay_rings = 2;          // CoreConfig overrides

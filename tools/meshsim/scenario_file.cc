@@ -276,14 +276,17 @@ Status<ScenarioError> read_sim(Reader& top, Scenario& s) {
   MESH_TRY(r.duration("check_interval", p.check_interval_ms));
   MESH_TRY(r.integer("tls_every", p.tls_every, 0, 1'000'000));
   MESH_TRY(r.integer("syn_attempts", p.syn_attempts, 1, 10));
+  MESH_TRY(r.duration("probe_timeout", p.probe_timeout_ms));
   MESH_TRY(r.integer("tcp_probe_bytes", p.tcp_probe_bytes, 0, 1'000'000));
   MESH_TRY(r.integer("tls_probe_bytes", p.tls_probe_bytes, 0, 1'000'000));
   MESH_TRY(r.integer("overlay_rings", p.overlay_rings, 1, 32));
   MESH_TRY(r.duration("sync_interval", p.sync_interval_ms));
   MESH_TRY(r.integer("check_nodes", p.check_nodes, 0, kNodesMax));
   MESH_TRY(r.duration("measure_from", p.measure_from_ms));
-  if (p.tick_interval_ms < 10 || p.check_interval_ms < 1'000 || p.sync_interval_ms < p.tick_interval_ms) {
-    return r.fail(table, "", "tick_interval >= 10ms, check_interval >= 1s, sync_interval >= tick_interval");
+  if (p.tick_interval_ms < 10 || p.check_interval_ms < 1'000 || p.sync_interval_ms < p.tick_interval_ms ||
+      p.probe_timeout_ms < 1 || p.probe_timeout_ms > 600'000) {
+    return r.fail(table, "", "tick_interval >= 10ms, check_interval >= 1s, sync_interval >= tick_interval, "
+                             "probe_timeout in 1ms..10m");
   }
   return r.check_unknown();
 }

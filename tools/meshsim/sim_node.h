@@ -1,20 +1,18 @@
-// One simulated server: its machine, listener, service and agent state, the
-// real GossipCore its daemon would run, a model of its storage (the records
-// Effects told it to persist), its prober and its verdict Evaluator.
+// One simulated server: its machine, listener, service and clock (what
+// meshsim models), and the node agent its daemon would run (node/agent/:
+// the gossip core, probe ledger, report schedule and verdicts, the same code
+// as the daemon's), with an in-memory model of its storage.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
-#include <utility>
-#include <vector>
 
+#include "common/rng.h"
 #include "gossip/core.h"
-#include "gossip/rng.h"
+#include "node/agent/agent.h"
+#include "node/agent/store.h"
 #include "record/keys.h"
-#include "verdict/engine.h"
-#include "verdict/probe_ledger.h"
 
 namespace mesh::sim {
 
@@ -34,22 +32,16 @@ struct SimNode {
 
   std::uint64_t boot_counter = 0;
   std::uint32_t generation = 0;  // bumped at every agent stop/start: older timers are ignored
-  std::unique_ptr<gossip::GossipCore> core;
+  std::unique_ptr<agent::Agent> agent;
   gossip::Counters retired;      // counters of cores replaced by restarts
 
   // Storage model: kept for nodes whose agent restarts in the scenario.
   bool persistence = false;
-  std::map<std::pair<RecordKind, ServerId>, Bytes> stored;
-
-  verdict::ProbeLedger prober;            // streaks kept as the daemon keeps them
-  std::uint64_t prober_roster_version = 0; // roster the prober last forgot removed targets for
-  std::uint64_t report_seq = 0;
-  std::optional<gossip::Rng> metrics_rng;
+  agent::MemoryStore store;
+  std::optional<Rng> metrics_rng;  // the machine's plausible metrics
 
   // Verdicts: evaluated only for nodes in the check set.
   bool checked = false;
-  std::optional<verdict::Evaluator> evaluator;
-  std::vector<std::uint64_t> fed_seq;  // per roster index: seq upserted (0 = none)
 
   std::uint64_t gossip_bytes_sent = 0;
   std::uint64_t gossip_bytes_received = 0;
@@ -57,9 +49,11 @@ struct SimNode {
   UnixMs last_unfine_ms = kNeverMs;  // last virtual time it was not "fine" (false-verdict rule)
 
   UnixMs clock(UnixMs virtual_now) const { return virtual_now + skew_ms; }
-  bool running() const { return active && machine_up && agent_running && core != nullptr; }
+  bool running() const { return active && machine_up && agent_running && agent != nullptr; }
   // Listener, service and machine all up, and in the fleet.
   bool healthy() const { return active && machine_up && listener_up && service_up; }
+  // REQUIRES: agent != nullptr.
+  const gossip::GossipCore& core() const { return agent->core(); }
 };
 
 // into += from, counter by counter.

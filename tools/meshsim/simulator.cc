@@ -11,13 +11,6 @@
 namespace mesh::sim {
 namespace {
 
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 // The record's last 8 bytes (the end of its signature): tells records apart
 // in the dissemination measurement without decoding them.
 std::uint64_t tail_key(const Bytes& raw) {
@@ -26,7 +19,7 @@ std::uint64_t tail_key(const Bytes& raw) {
   return key == 0 ? 1 : key;
 }
 
-Metrics plausible_metrics(gossip::Rng& rng, UnixMs uptime_ms) {
+Metrics plausible_metrics(Rng& rng, UnixMs uptime_ms) {
   Metrics m;
   m.cpu_permille = static_cast<std::uint32_t>(50 + rng.below(350));
   m.memory_total_kib = 4ull * 1024 * 1024;
@@ -50,7 +43,7 @@ Run::Run(const Scenario& scenario, World world, const RunOptions& options)
       params_(scenario.params),
       start_ms_(scenario.start_unix_ms),
       now_ms_(scenario.start_unix_ms),
-      rng_(mix(scenario.seed, 0x6e6574)),
+      rng_(mix_seed(scenario.seed, 0x6e6574)),
       network_(world_, scenario) {
   const auto count = static_cast<std::uint32_t>(world_.servers.size());
   std::uint32_t check_nodes = scenario.sim.check_nodes;
@@ -63,7 +56,7 @@ Run::Run(const Scenario& scenario, World world, const RunOptions& options)
     node.id = world_.servers[i].spec.id;
     node.key = world_.servers[i].key;
     node.active = world_.servers[i].initial;
-    node.metrics_rng.emplace(mix(scenario.seed, 0x6d6574000000ull + i));
+    node.metrics_rng.emplace(mix_seed(scenario.seed, 0x6d6574000000ull + i));
     // Evenly spaced: node i is checked when it starts a new 1/check_nodes share.
     node.checked = (std::uint64_t{i} * check_nodes) / count !=
                    (std::uint64_t{i + 1} * check_nodes) / count;
@@ -111,8 +104,10 @@ RunResult Run::execute() {
     switch (item.action) {
       case Action::scenario_event: apply_event(scenario_.events[item.arg]); break;
       case Action::tick: if (current) on_tick(node); break;
-      case Action::report: if (current) on_report(node); break;
-      case Action::probe: if (current) on_probe(node); break;
+      case Action::probe_result:
+        if (current) on_probe_result(node, item.arg);
+        else free_outcomes_.push_back(item.arg);  // the agent that asked is gone
+        break;
       case Action::deliver: on_deliver(node, item.arg); break;
       case Action::check:
         on_check(item.arg & 1, item.gen == 0 ? std::nullopt : std::optional<std::size_t>(item.gen - 1));
@@ -133,44 +128,35 @@ void Run::start_agent(SimNode& node, bool fresh_install) {
   ++node.generation;
   ++node.boot_counter;
   node.agent_running = true;
-  if (node.core) add_counters(node.retired, node.core->counters());
-  gossip::CoreConfig config;
-  config.self = node.id;
-  config.node_key = node.key.secret_key;
-  config.operator_key = world_.operator_key.public_key;
-  config.boot_counter = node.boot_counter;
-  config.tick_interval_ms = scenario_.sim.tick_interval_ms;
-  config.overlay_rings = scenario_.sim.overlay_rings;
-  config.sync_interval_ms = scenario_.sim.sync_interval_ms;
+  if (node.agent) add_counters(node.retired, node.agent->core().counters());
+  agent::AgentConfig config;
+  config.core.self = node.id;
+  config.core.node_key = node.key.secret_key;
+  config.core.operator_key = world_.operator_key.public_key;
+  config.core.boot_counter = node.boot_counter;
+  config.core.tick_interval_ms = scenario_.sim.tick_interval_ms;
+  config.core.overlay_rings = scenario_.sim.overlay_rings;
+  config.core.sync_interval_ms = scenario_.sim.sync_interval_ms;
   // Only checked nodes' verdicts are read: the others check every payload
   // at acceptance but need not hold N decoded reports (docs/SIMULATOR.md, Performance).
-  config.hold_decoded_reports = node.checked;
-  node.core = std::make_unique<gossip::GossipCore>(
-      config, mix(scenario_.seed, (std::uint64_t{node.index} << 20) + node.boot_counter),
-      gossip::SharedWork{&verifier_, &roster_memo_, &record_memo_});
-  node.prober.clear();
-  node.evaluator.reset();
-  node.fed_seq.clear();
-  const UnixMs now = node.clock(now_ms_);
-  if (node.persistence && !node.stored.empty()) {
-    std::vector<Bytes> records;
-    for (const auto& [key, raw] : node.stored) records.push_back(raw);
-    apply_effects(node, node.core->load(records, now));
-  }
+  config.core.hold_decoded_reports = node.checked;
+  config.verdict_refresh_ms = 0;  // evaluated at checks (Agent::evaluate)
+  config.tls_every = scenario_.sim.tls_every;
+  node.agent = std::make_unique<agent::Agent>(
+      config, mix_seed(scenario_.seed, (std::uint64_t{node.index} << 20) + node.boot_counter),
+      agent::AgentShared{gossip::SharedWork{&verifier_, &roster_memo_, &record_memo_}, &plan_memo_});
+  agent::StoredState stored;
+  if (node.persistence) stored = std::move(node.store.load().value());
+  auto started = node.agent->start(stored, node.clock(now_ms_));
+  MESH_CHECK(started.ok(), "a simulated node's stored state does not load");
+  apply_effects(node, std::move(started.value()));
   // The operator installs the current roster with the daemon (meshctl); a
   // restarted daemon has it from storage.
-  if (fresh_install || node.core->roster() == nullptr) {
+  if (fresh_install || node.agent->roster() == nullptr) {
     publish_record(node, roster_records_.rbegin()->second, false);
   }
-  node.report_seq = std::max(node.report_seq,
-                             node.core->held_seq(RecordKind::report, node.id).value_or(0));
-  const Parameters& p = params_;
   const DurationMs tick = scenario_.sim.tick_interval_ms;
   schedule(now_ms_ + static_cast<DurationMs>(rng_.below(tick)) + 1, Action::tick, node.index, node.generation);
-  schedule(now_ms_ + static_cast<DurationMs>(rng_.below(p.report_interval_ms)) + 1, Action::report,
-           node.index, node.generation);
-  schedule(now_ms_ + static_cast<DurationMs>(rng_.below(p.probe_interval_ms)) + 1, Action::probe,
-           node.index, node.generation);
 }
 
 void Run::stop_agent(SimNode& node) {
@@ -178,69 +164,94 @@ void Run::stop_agent(SimNode& node) {
   ++node.generation;
 }
 
-// ---- timers ----
+// ---- the agent's effects, carried out by the simulated machine ----
 
 void Run::on_tick(SimNode& node) {
   schedule(now_ms_ + scenario_.sim.tick_interval_ms, Action::tick, node.index, node.generation);
-  apply_effects(node, node.core->on_tick(node.clock(now_ms_)));
+  apply_effects(node, node.agent->on_tick(node.clock(now_ms_)));
 }
 
-void Run::on_report(SimNode& node) {
-  schedule(now_ms_ + params_.report_interval_ms, Action::report, node.index, node.generation);
+void Run::apply_effects(SimNode& node, agent::AgentEffects&& effects) {
+  // What the node stored: the dissemination measurement counts every node
+  // that holds a record; only nodes that restart keep a storage model.
+  if (effects.published) note_published(node, *effects.published);
+  for (const auto& record : effects.store.put_records) track_persisted(*record.raw);
+  if (node.persistence && !effects.store.empty()) {
+    MESH_CHECK(node.store.apply(effects.store).ok(), "the in-memory store refused a batch");
+  }
+  if (!effects.send.empty()) {
+    const auto& world = world_indices(*node.agent->roster());
+    for (gossip::Outgoing& out : effects.send) send_frame(node, world[out.to], std::move(out.frame));
+  }
+  for (const agent::ProbeRequest& request : effects.probes) run_probe(node, request);
+  if (effects.self_check_due) answer_self_check(node);
+}
+
+// The report the agent just signed: the dissemination measurement tracks
+// it, and a healthy one counts towards the report-size figures.
+void Run::note_published(SimNode& node, const Bytes& raw) {
+  track_record(node, raw);
+  auto envelope = decode_envelope_view(raw);
+  const Roster* roster = node.agent->roster();
+  const auto self = node.agent->core().self_index();
+  if (!envelope.ok() || roster == nullptr || !self) return;
+  auto report = decode_report_payload(envelope->payload, *roster, *self, envelope->timestamp_ms);
+  if (!report.ok()) return;
+  const bool healthy = report->self_check.listener_ok && report->self_check.service_ok &&
+                       std::all_of(report->view.results.begin(), report->view.results.end(),
+                                   [](const ProbeResult& r) { return r.fail_streak == 0; });
+  if (!healthy) return;
+  ++result_.healthy_reports;
+  result_.healthy_report_bytes_max = std::max<std::uint64_t>(result_.healthy_report_bytes_max, raw.size());
+  result_.healthy_report_bytes_mean += static_cast<double>(raw.size());
+}
+
+// The machine answers a self-check from its model. Inside a digest check's
+// quiet window it does not answer, so no report is made (docs/SIMULATOR.md).
+void Run::answer_self_check(SimNode& node) {
   if (quiet(now_ms_)) return;
-  const Roster* roster = node.core->roster();
-  const auto self = node.core->self_index();
-  if (roster == nullptr || !self) return;
-  const UnixMs now = node.clock(now_ms_);
-  Report report = build_report(node, *roster, *self, now);
-  bool healthy = report.self_check.listener_ok && report.self_check.service_ok &&
-                 std::all_of(report.view.results.begin(), report.view.results.end(),
-                             [](const ProbeResult& r) { return r.fail_streak == 0; });
-  Bytes payload = encode_report_payload(report, now);
-  node.report_seq = std::max(node.report_seq,
-                             node.core->held_seq(RecordKind::report, node.id).value_or(0)) + 1;
-  Bytes raw = encode_signed_record(RecordKind::report, node.id, node.report_seq, now, payload,
-                                   node.key.secret_key);
-  if (healthy) {
-    ++result_.healthy_reports;
-    result_.healthy_report_bytes_max = std::max<std::uint64_t>(result_.healthy_report_bytes_max, raw.size());
-    result_.healthy_report_bytes_mean += static_cast<double>(raw.size());
-  }
-  publish_record(node, std::move(raw), true);
+  agent::SelfCheckOutcome outcome;
+  outcome.self_check.listener_ok = node.listener_up;
+  outcome.self_check.service_ok = node.service_up;
+  if (!node.listener_up) outcome.self_check.reason = "listener on 443 not accepting";
+  else if (!node.service_up) outcome.self_check.reason = "vpn service not running";
+  outcome.metrics = plausible_metrics(*node.metrics_rng, now_ms_ - start_ms_);
+  apply_effects(node, node.agent->on_self_check(outcome, node.clock(now_ms_)));
 }
 
-Report Run::build_report(SimNode& node, const Roster& roster, std::uint32_t self, UnixMs now) {
-  Report report;
-  report.self_check.listener_ok = node.listener_up;
-  report.self_check.service_ok = node.service_up;
-  if (!node.listener_up) report.self_check.reason = "listener on 443 not accepting";
-  else if (!node.service_up) report.self_check.reason = "vpn service not running";
-  report.metrics = plausible_metrics(*node.metrics_rng, now_ms_ - start_ms_);
-  report.view = node.prober.view_for(roster, targets_of(node, now), self);
-  return report;
+// A probe through the network model: its outcome is decided now (the SYNs
+// and their answers), and comes back after the round trip, or after the
+// prober's deadline when nothing answered.
+void Run::run_probe(SimNode& node, const agent::ProbeRequest& request) {
+  const std::uint32_t target = world_.index_of.at(request.target);
+  agent::ProbeOutcome outcome;
+  outcome.probe_id = request.probe_id;
+  outcome.target = request.target;
+  outcome.tls = request.tls;
+  outcome.failure = probe(node.index, target);
+  outcome.wire_bytes = request.tls ? scenario_.sim.tls_probe_bytes : scenario_.sim.tcp_probe_bytes;
+  node.probe_bytes += outcome.wire_bytes;
+  DurationMs delay = scenario_.sim.probe_timeout_ms;
+  if (outcome.failure != ProbeFailure::tcp_timeout) {
+    delay = network_.delay(node.index, target, rng_) + network_.delay(target, node.index, rng_);
+    outcome.connect_ms = delay;
+  }
+  std::uint32_t slot;
+  if (free_outcomes_.empty()) {
+    slot = static_cast<std::uint32_t>(outcomes_.size());
+    outcomes_.emplace_back();
+  } else {
+    slot = free_outcomes_.back();
+    free_outcomes_.pop_back();
+  }
+  outcomes_[slot] = std::move(outcome);
+  schedule(now_ms_ + delay, Action::probe_result, node.index, node.generation, slot);
 }
 
-void Run::on_probe(SimNode& node) {
-  schedule(now_ms_ + params_.probe_interval_ms, Action::probe, node.index, node.generation);
-  const Roster* roster = node.core->roster();
-  if (roster == nullptr || !node.core->self_index()) return;
-  if (node.prober_roster_version != roster->version) {
-    node.prober.retain_only(*roster);
-    node.prober_roster_version = roster->version;
-  }
-  const UnixMs now = node.clock(now_ms_);
-  const auto& world = world_indices(*roster);
-  const std::uint32_t tls_every = scenario_.sim.tls_every;
-  for (std::uint32_t target : targets_of(node, now)) {
-    const std::uint32_t t = world[target];
-    const verdict::TargetStreak* streak =
-        node.prober.record(roster->servers[target].id, now, probe(node.index, t),
-                           roster->params.stale_after_ms);
-    // Every tls_every-th probe of a target is a TLS handshake (the cost
-    // model is the simulator's; the counter is the ledger's).
-    const bool tls = streak != nullptr && tls_every > 0 && streak->probes % tls_every == 0;
-    node.probe_bytes += tls ? scenario_.sim.tls_probe_bytes : scenario_.sim.tcp_probe_bytes;
-  }
+void Run::on_probe_result(SimNode& node, std::uint32_t slot) {
+  agent::ProbeOutcome outcome = std::move(outcomes_[slot]);
+  free_outcomes_.push_back(slot);
+  apply_effects(node, node.agent->on_probe_outcome(outcome, node.clock(now_ms_)));
 }
 
 ProbeFailure Run::probe(std::uint32_t observer, std::uint32_t target) {
@@ -254,26 +265,6 @@ ProbeFailure Run::probe(std::uint32_t observer, std::uint32_t target) {
     }
   }
   return ProbeFailure::tcp_timeout;
-}
-
-std::vector<std::uint32_t> Run::targets_of(const SimNode& node, UnixMs now) {
-  const Roster& roster = *node.core->roster();
-  const std::uint64_t epoch = verdict::epoch_of(now, roster.params);
-  const verdict::WitnessPlan& current = plan(roster, epoch);
-  const verdict::WitnessPlan& next = plan(roster, epoch + 1);
-  return verdict::probe_targets(current, next, *node.core->self_index(), now, roster.params);
-}
-
-const verdict::WitnessPlan& Run::plan(const Roster& roster, std::uint64_t epoch) {
-  auto key = std::make_pair(roster.version, epoch);
-  auto it = plan_cache_.find(key);
-  if (it != plan_cache_.end()) return it->second;
-  // Plans of epochs two behind are never asked for again (std::map keeps
-  // the references to the others valid).
-  std::erase_if(plan_cache_, [&](const auto& entry) {
-    return entry.first.first == roster.version && entry.first.second + 2 < epoch;
-  });
-  return plan_cache_.emplace(key, verdict::plan_witnesses(roster, epoch)).first->second;
 }
 
 const std::vector<std::uint32_t>& Run::world_indices(const Roster& roster) {
@@ -291,17 +282,22 @@ bool Run::quiet(UnixMs at) const {
 
 // ---- records and frames ----
 
-void Run::publish_record(SimNode& node, Bytes raw, bool track) {
-  if (track && measuring_) {
-    const std::uint64_t key = tail_key(raw);
-    std::uint64_t& open = open_record_of_origin_[node.index];
-    if (open != 0 && tracked_.erase(open) != 0) ++result_.dissemination.incomplete;
-    open = key;
-    tracked_[key] = Tracked{now_ms_, running_with_roster(), 0, node.index};
-    ++result_.dissemination.records;
-    record_bytes_published_ += raw.size();
-  }
-  auto effects = node.core->publish(std::move(raw), node.clock(now_ms_));
+// A record made in this run (a report, a roster) is tracked from now until
+// every node running with a roster holds it (docs/SIMULATOR.md, "Dissemination").
+void Run::track_record(SimNode& node, const Bytes& raw) {
+  if (!measuring_) return;
+  const std::uint64_t key = tail_key(raw);
+  std::uint64_t& open = open_record_of_origin_[node.index];
+  if (open != 0 && tracked_.erase(open) != 0) ++result_.dissemination.incomplete;
+  open = key;
+  tracked_[key] = Tracked{now_ms_, running_with_roster(), 0, node.index};
+  ++result_.dissemination.records;
+  record_bytes_published_ += raw.size();
+}
+
+void Run::publish_record(SimNode& node, const Bytes& raw, bool track) {
+  if (track) track_record(node, raw);
+  auto effects = node.agent->offer_record(raw, node.clock(now_ms_));
   if (!effects.ok()) {
     ++network_drops_[std::string("publish_refused_") + to_string(effects.code())];
     return;
@@ -311,23 +307,8 @@ void Run::publish_record(SimNode& node, Bytes raw, bool track) {
 
 std::uint32_t Run::running_with_roster() const {
   std::uint32_t count = 0;
-  for (const SimNode& node : nodes_) count += node.running() && node.core->roster() != nullptr;
+  for (const SimNode& node : nodes_) count += node.running() && node.agent->roster() != nullptr;
   return count;
-}
-
-void Run::apply_effects(SimNode& node, gossip::Effects&& effects) {
-  if (!effects.send.empty()) {
-    const auto& world = world_indices(*node.core->roster());
-    for (gossip::Outgoing& out : effects.send) send_frame(node, world[out.to], std::move(out.frame));
-  }
-  for (const auto& raw : effects.persist) {
-    track_persisted(*raw);
-    if (!node.persistence) continue;
-    auto envelope = decode_envelope_view(*raw);
-    MESH_CHECK(envelope.ok(), "the core persisted a record that does not decode");
-    node.stored[{envelope->kind, std::string(envelope->origin)}] = *raw;
-  }
-  for (const auto& key : effects.erase) node.stored.erase(key);
 }
 
 void Run::track_persisted(const Bytes& raw) {
@@ -393,7 +374,7 @@ void Run::on_deliver(SimNode& node, std::uint32_t slot) {
     return;
   }
   node.gossip_bytes_received += frame.size();
-  apply_effects(node, node.core->on_message(frame, node.clock(now_ms_)));
+  apply_effects(node, node.agent->on_frame(frame, node.clock(now_ms_)));
 }
 
 ScenarioResult<RunResult> run_scenario(const Scenario& scenario, const RunOptions& options) {

@@ -9,7 +9,7 @@
 namespace mesh::sim {
 namespace {
 
-void shuffle(std::vector<std::uint32_t>& items, gossip::Rng& rng) {
+void shuffle(std::vector<std::uint32_t>& items, Rng& rng) {
   for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
 }
 
@@ -64,7 +64,7 @@ void Run::apply_event(const Event& event) {
       break;
     case EventKind::clock_skew:
       for_named([&](SimNode& n) {
-        n.prober.shift(event.skew_ms - n.skew_ms);
+        if (n.agent) n.agent->on_clock_jump(event.skew_ms - n.skew_ms);
         n.skew_ms = event.skew_ms;
       });
       break;
@@ -87,9 +87,9 @@ std::vector<bool> Run::broken_half(std::uint32_t observer) {
   std::vector<std::uint32_t> targets;
   std::vector<std::uint32_t> others;
   const SimNode& node = nodes_[observer];
-  if (node.running() && node.core->roster() != nullptr && node.core->self_index()) {
-    const auto& world = world_indices(*node.core->roster());
-    for (std::uint32_t t : targets_of(node, node.clock(now_ms_))) is_target[world[t]] = true;
+  if (node.running() && node.agent->roster() != nullptr) {
+    const auto& world = world_indices(*node.agent->roster());
+    for (std::uint32_t t : node.agent->probe_targets(node.clock(now_ms_))) is_target[world[t]] = true;
   }
   for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
     if (i == observer) continue;
@@ -161,16 +161,16 @@ void Run::inject_forged(const Event& event) {
   const SecretKey& intruder = world_.intruder_key.secret_key;
   gossip::LinkCrypto link(intruder, static_cast<std::uint64_t>(now_ms_));
   for (SimNode& node : nodes_) {
-    if (!named[node.index] || !node.running() || node.core->roster() == nullptr) continue;
-    const Roster& roster = *node.core->roster();
+    if (!named[node.index] || !node.running() || node.core().roster() == nullptr) continue;
+    const Roster& roster = *node.core().roster();
     const UnixMs now = node.clock(now_ms_);
-    const std::uint32_t self = node.core->self_index().value_or(0);
+    const std::uint32_t self = node.core().self_index().value_or(0);
     const std::uint32_t victim = (self + 1) % static_cast<std::uint32_t>(roster.servers.size());
     const ServerId& victim_id = roster.servers[victim].id;
     Report empty;
     empty.view.roster_version = roster.version;
     Bytes payload = encode_report_payload(empty, now);
-    const std::uint64_t seq = node.core->held_seq(RecordKind::report, victim_id).value_or(0) + 1000;
+    const std::uint64_t seq = node.core().held_seq(RecordKind::report, victim_id).value_or(0) + 1000;
     Bytes forged = encode_signed_record(RecordKind::report, victim_id, seq, now, payload, intruder);
 
     gossip::FrameContent content;
@@ -182,7 +182,7 @@ void Run::inject_forged(const Event& event) {
     std::vector<Bytes> records;
     records.push_back(forged);
     records.push_back(encode_signed_record(RecordKind::report, "intruder-1", 1, now, payload, intruder));
-    if (auto held = node.core->report_of(victim)) {
+    if (auto held = node.core().report_of(victim)) {
       Bytes tampered = held->envelope->raw;
       // Lower one signature byte: same seq, smaller bytes, so it wins the
       // tie-break and reaches the signature check.
@@ -199,7 +199,7 @@ void Run::inject_forged(const Event& event) {
     records.push_back(encode_signed_record(RecordKind::roster, kOperatorOrigin, fake.version, now,
                                            encode_roster_payload(fake), intruder));
     for (Bytes& raw : records) {
-      auto accepted = node.core->publish(std::move(raw), now);
+      auto accepted = node.agent->offer_record(raw, now);
       if (accepted.ok()) {
         ++network_drops_["forged_accepted"];
         apply_effects(node, std::move(accepted.value()));

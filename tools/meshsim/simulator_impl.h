@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "gossip/core.h"
-#include "gossip/rng.h"
+#include "common/rng.h"
 #include "tools/meshsim/fleet_gen.h"
 #include "tools/meshsim/memos.h"
 #include "tools/meshsim/network.h"
@@ -22,15 +22,13 @@
 #include "tools/meshsim/scenario.h"
 #include "tools/meshsim/sim_node.h"
 #include "tools/meshsim/simulator.h"
-#include "verdict/witnesses.h"
 
 namespace mesh::sim {
 
 enum class Action : std::uint8_t {
   scenario_event,  // arg: index in scenario.events
-  tick,            // node's core tick
-  report,          // node publishes its report
-  probe,           // node probes its targets
+  tick,            // node's agent tick
+  probe_result,    // arg: outcome slot; node: the prober (answers an agent's probe request)
   deliver,         // arg: frame slot; node: receiver
   check,           // verdict check (arg: bit 0 periodic, bit 1 snapshot index follows in gen)
   digest_check,    // digest comparison inside a quiet window (arg: expectation index)
@@ -68,18 +66,18 @@ class Run {
   void start_agent(SimNode& node, bool fresh_install);
   void stop_agent(SimNode& node);
   void on_tick(SimNode& node);
-  void on_report(SimNode& node);
-  void on_probe(SimNode& node);
+  void on_probe_result(SimNode& node, std::uint32_t slot);
   void on_deliver(SimNode& node, std::uint32_t slot);
-  void apply_effects(SimNode& node, gossip::Effects&& effects);
+  void apply_effects(SimNode& node, agent::AgentEffects&& effects);
+  void run_probe(SimNode& node, const agent::ProbeRequest& request);
+  void answer_self_check(SimNode& node);
+  void note_published(SimNode& node, const Bytes& raw);
   void send_frame(SimNode& from, std::uint32_t to_world, Bytes frame);
   void inject_frame(std::uint32_t to_world, Bytes frame);
-  void publish_record(SimNode& node, Bytes raw, bool track);
+  void publish_record(SimNode& node, const Bytes& raw, bool track);
+  void track_record(SimNode& node, const Bytes& raw);
   const std::vector<std::uint32_t>& world_indices(const Roster& roster);
-  const verdict::WitnessPlan& plan(const Roster& roster, std::uint64_t epoch);
-  std::vector<std::uint32_t> targets_of(const SimNode& node, UnixMs node_now);
   ProbeFailure probe(std::uint32_t observer, std::uint32_t target);
-  Report build_report(SimNode& node, const Roster& roster, std::uint32_t self, UnixMs node_now);
   void track_persisted(const Bytes& raw);
   std::uint32_t running_with_roster() const;
   bool quiet(UnixMs at) const;
@@ -110,24 +108,26 @@ class Run {
   const Parameters& params_;
   UnixMs start_ms_ = 0;  // virtual time of the run's t=0 (scenario.start_unix_ms)
   UnixMs now_ms_ = 0;    // virtual time (Unix ms)
-  gossip::Rng rng_;
+  Rng rng_;
   Network network_;
   MemoVerifier verifier_;
   MemoRosters roster_memo_;
   MemoRecords record_memo_;
+  MemoPlans plan_memo_;
   std::vector<SimNode> nodes_;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> queue_;
   std::uint64_t next_seq_ = 0;
 
   std::vector<Bytes> frames_;            // in-flight frames by slot
   std::vector<std::uint32_t> free_slots_;
+  std::vector<agent::ProbeOutcome> outcomes_;  // probe outcomes on their way back, by slot
+  std::vector<std::uint32_t> free_outcomes_;
   std::uint32_t tamper_pending_ = 0;     // in-flight frames still to corrupt (inject_forged)
 
   // Rosters the operator signed, by version; the current one is the last.
   std::map<std::uint64_t, Roster> rosters_;
   std::map<std::uint64_t, Bytes> roster_records_;
   std::map<std::uint64_t, std::vector<std::uint32_t>> world_index_cache_;
-  std::map<std::pair<std::uint64_t, std::uint64_t>, verdict::WitnessPlan> plan_cache_;
 
   // Dissemination.
   std::unordered_map<std::uint64_t, Tracked> tracked_;      // by the last 8 bytes of the record

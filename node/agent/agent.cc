@@ -1,0 +1,197 @@
+// Agent: construction, start, the public API, and the core's effects.
+#include "node/agent/agent.h"
+
+#include <algorithm>
+
+#include "node/agent/agent_impl.h"
+#include "node/agent/state_codec.h"
+#include "node/agent/wire_cost.h"
+#include "verdict/witnesses.h"
+
+namespace mesh::agent {
+
+const char* to_string(AgentError error) {
+  switch (error) {
+    case AgentError::corrupt_state: return "corrupt_state";
+  }
+  return "unknown";
+}
+
+Agent::Impl::Impl(AgentConfig config, std::uint64_t seed, AgentShared shared)
+    : config_(std::move(config)),
+      rng_(mix_seed(seed, 0x6167656e74)),  // "agent": apart from the core's stream
+      core_(config_.core, seed, shared.work),
+      plans_(shared.plans != nullptr ? *shared.plans : own_plans_) {
+  volume_.set_cap(effective_cap());
+}
+
+std::uint64_t Agent::Impl::effective_cap() const {
+  const Roster* roster = core_.roster();
+  const std::uint64_t fleet = roster != nullptr ? roster->params.volume_bytes_per_day_max
+                                                : Parameters{}.volume_bytes_per_day_max;
+  const std::uint64_t own = config_.volume_cap_bytes_per_day;
+  return own == 0 ? fleet : std::min(own, fleet);
+}
+
+void Agent::Impl::absorb(gossip::Effects&& effects, AgentEffects& out, UnixMs now) {
+  for (gossip::Outgoing& frame : effects.send) {
+    if (!volume_.charge_frame(frame_wire_bytes(frame.frame.size()), now)) continue;
+    out.send.push_back(std::move(frame));
+  }
+  for (gossip::PersistRecord& record : effects.persist) {
+    out.store.put_records.push_back(std::move(record));
+  }
+  for (auto& erased : effects.erase) out.store.erase_records.push_back(std::move(erased));
+  if (effects.roster_changed) on_roster_changed(out);
+  feed_.reports_changed(effects.reports_changed);
+}
+
+void Agent::Impl::on_roster_changed(AgentEffects& out) {
+  out.roster_changed = true;
+  volume_.set_cap(effective_cap());
+  const Roster& roster = *core_.roster();
+  std::vector<std::string> before;
+  for (const auto& streak : ledger_.streaks()) before.push_back(streak.id);
+  ledger_.retain_only(roster);
+  for (const std::string& id : before) {
+    if (ledger_.find(id) != nullptr) continue;
+    out.store.erase_state.push_back(streak_key(id));
+    dirty_streaks_.erase(id);
+  }
+  feed_.roster_changed();
+  targets_roster_.reset();  // the next tick re-plans
+}
+
+Status<AgentError> Agent::Impl::restore_state(const StoredState& stored, UnixMs now) {
+  verdict::ProbeLedger ledger;
+  for (const auto& [key, value] : stored.state) {
+    if (auto target = streak_target(key)) {
+      auto streak = decode_streak(*target, value);
+      if (!streak || !ledger.restore(*streak)) {
+        return make_error(AgentError::corrupt_state,
+                          "agent state '" + key + "': not a probe streak of format 1");
+      }
+    } else if (key == kVolumeKey) {
+      auto record = decode_volume(value);
+      if (!record) {
+        return make_error(AgentError::corrupt_state,
+                          "agent state '" + key + "': not a volume account of format 1");
+      }
+      volume_.restore(*record, now);
+    }
+  }
+  ledger_ = std::move(ledger);
+  return Ok{};
+}
+
+const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
+  std::shared_ptr<const Roster> roster = core_.shared_roster();
+  const auto self = core_.self_index();
+  if (roster == nullptr || !self) {
+    targets_roster_.reset();
+    targets_.clear();
+    return targets_;
+  }
+  const std::uint64_t epoch = verdict::epoch_of(now, roster->params);
+  const bool warmup = verdict::in_warmup_before_switch(now, roster->params);
+  if (roster == targets_roster_ && epoch == targets_epoch_ && warmup == targets_warmup_) {
+    return targets_;
+  }
+  auto current = plans_.plan(roster, epoch);
+  auto next = warmup ? plans_.plan(roster, epoch + 1) : current;
+  targets_ = verdict::probe_targets(*current, *next, *self, now, roster->params);
+  targets_roster_ = roster;
+  targets_epoch_ = epoch;
+  targets_warmup_ = warmup;
+  schedule_.set_targets(*roster, targets_, now, probe_interval_ms_ > 0 ? probe_interval_ms_
+                                                                       : roster->params.probe_interval_ms,
+                        rng_);
+  return targets_;
+}
+
+// ---- Agent: the public API ----
+
+Agent::Agent(AgentConfig config, std::uint64_t seed, AgentShared shared)
+    : impl_(std::make_unique<Impl>(std::move(config), seed, shared)) {}
+Agent::~Agent() = default;
+
+Result<AgentEffects, AgentError> Agent::start(const StoredState& stored, UnixMs now) {
+  MESH_CHECK(!impl_->started_, "Agent::start called twice");
+  auto restored = impl_->restore_state(stored, now);
+  if (!restored.ok()) return restored.error();
+  impl_->started_ = true;
+  impl_->volume_.roll(now);
+  AgentEffects out;
+  impl_->absorb(impl_->core_.load(stored.records, now), out, now);
+  return out;
+}
+
+Result<AgentEffects, RecordError> Agent::offer_record(ByteView raw, UnixMs now) {
+  impl_->volume_.roll(now);
+  auto published = impl_->core_.publish(raw, now);
+  if (!published.ok()) return published.error();
+  AgentEffects out;
+  impl_->absorb(std::move(published.value()), out, now);
+  return out;
+}
+
+AgentEffects Agent::on_frame(ByteView frame, UnixMs now) {
+  impl_->volume_.roll(now);
+  impl_->volume_.add_received(frame_wire_bytes(frame.size()));
+  AgentEffects out;
+  impl_->absorb(impl_->core_.on_message(frame, now), out, now);
+  return out;
+}
+
+AgentEffects Agent::on_tick(UnixMs now) {
+  Impl& impl = *impl_;
+  impl.volume_.roll(now);
+  AgentEffects out;
+  impl.absorb(impl.core_.on_tick(now), out, now);
+  impl.tick_reports(now, out);
+  impl.tick_probes(now, out);
+  impl.tick_verdicts(now, out);
+  impl.store_volume(out, false);
+  return out;
+}
+
+AgentEffects Agent::on_probe_outcome(const ProbeOutcome& outcome, UnixMs now) {
+  impl_->volume_.roll(now);
+  impl_->record_outcome(outcome, now);
+  AgentEffects out;
+  impl_->store_volume(out, false);
+  return out;
+}
+
+AgentEffects Agent::on_self_check(const SelfCheckOutcome& outcome, UnixMs now) {
+  impl_->volume_.roll(now);
+  AgentEffects out;
+  if (impl_->self_check_pending_) impl_->publish_report(outcome, now, out);
+  return out;
+}
+
+void Agent::on_clock_jump(DurationMs delta_ms) {
+  impl_->ledger_.shift(delta_ms);
+  for (const auto& streak : impl_->ledger_.streaks()) impl_->dirty_streaks_.insert(streak.id);
+}
+
+AgentEffects Agent::flush(UnixMs now) {
+  AgentEffects out;
+  impl_->volume_.roll(now);
+  impl_->store_streaks(out, false);
+  impl_->store_volume(out, true);
+  return out;
+}
+
+verdict::Evaluation Agent::evaluate(UnixMs now) { return impl_->evaluate(now); }
+
+std::vector<std::uint32_t> Agent::probe_targets(UnixMs now) { return impl_->current_targets(now); }
+
+const gossip::GossipCore& Agent::core() const { return impl_->core_; }
+const Roster* Agent::roster() const { return impl_->core_.roster(); }
+const verdict::ProbeLedger& Agent::ledger() const { return impl_->ledger_; }
+VolumeStatus Agent::volume() const { return impl_->volume_.status(); }
+const AgentCounters& Agent::counters() const { return impl_->counters_; }
+std::shared_ptr<const verdict::Evaluation> Agent::verdicts() const { return impl_->snapshot_; }
+
+}  // namespace mesh::agent

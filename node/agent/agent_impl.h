@@ -1,0 +1,80 @@
+// Internal: the state behind Agent (agent.h), split over agent.cc (the API,
+// start, records and frames), agent_tick.cc (the timers: reports, probes,
+// verdicts) and agent_report.cc (self-checks, probe outcomes, the report).
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/rng.h"
+#include "node/agent/agent.h"
+#include "node/agent/probe_schedule.h"
+#include "node/agent/verdict_feed.h"
+
+namespace mesh::agent {
+
+class Agent::Impl {
+ public:
+  Impl(AgentConfig config, std::uint64_t seed, AgentShared shared);
+
+  // agent.cc
+  // Moves the core's effects into `out`: frames that fit the volume cap,
+  // records to store, and what changed (roster, reports).
+  void absorb(gossip::Effects&& effects, AgentEffects& out, UnixMs now);
+  void on_roster_changed(AgentEffects& out);
+  std::uint64_t effective_cap() const;
+  Status<AgentError> restore_state(const StoredState& stored, UnixMs now);
+  // The targets of this node at `now` (cached per roster, epoch and warm-up).
+  const std::vector<std::uint32_t>& current_targets(UnixMs now);
+
+  // agent_tick.cc
+  void tick_reports(UnixMs now, AgentEffects& out);
+  void tick_probes(UnixMs now, AgentEffects& out);
+  void tick_verdicts(UnixMs now, AgentEffects& out);
+  verdict::Evaluation evaluate(UnixMs now);
+
+  // agent_report.cc
+  void record_outcome(const ProbeOutcome& outcome, UnixMs now);
+  void publish_report(const SelfCheckOutcome& outcome, UnixMs now, AgentEffects& out);
+  void store_streaks(AgentEffects& out, bool all);
+  void store_volume(AgentEffects& out, bool exact);
+
+  AgentConfig config_;
+  Rng rng_;
+  gossip::GossipCore core_;
+  PlanCache own_plans_;
+  PlanSource& plans_;
+  verdict::ProbeLedger ledger_;
+  ProbeSchedule schedule_;
+  VolumeBudget volume_;
+  VerdictFeed feed_;
+  AgentCounters counters_;
+  bool started_ = false;
+
+  // Reports: a self-check is requested every report_interval_ms; its result
+  // becomes the report.
+  std::optional<UnixMs> next_self_check_ms_;
+  bool self_check_pending_ = false;
+  UnixMs last_report_ms_ = std::numeric_limits<UnixMs>::min();
+
+  // Probes.
+  std::uint64_t next_probe_id_ = 1;
+  DurationMs probe_interval_ms_ = 0;  // paced (volume), refreshed each tick
+  std::set<std::string, std::less<>> dirty_streaks_;  // ids changed since last stored
+
+  // Targets, cached per (roster, epoch, warm-up).
+  std::shared_ptr<const Roster> targets_roster_;
+  std::uint64_t targets_epoch_ = 0;
+  bool targets_warmup_ = false;
+  std::vector<std::uint32_t> targets_;
+
+  // Verdicts.
+  std::shared_ptr<const verdict::Evaluation> snapshot_;
+  UnixMs last_evaluation_ms_ = std::numeric_limits<UnixMs>::min();
+};
+
+}  // namespace mesh::agent

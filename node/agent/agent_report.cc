@@ -1,0 +1,101 @@
+// Agent: probe outcomes into the ledger, and the node's own report: its
+// self-check, metrics and probe view, signed and handed to the core.
+#include <algorithm>
+
+#include "node/agent/agent_impl.h"
+#include "node/agent/state_codec.h"
+#include "record/envelope.h"
+#include "record/report.h"
+
+namespace mesh::agent {
+namespace {
+
+// A report dated at most this much after `now` to keep timestamps rising
+// across a small clock step back; beyond it the report takes `now`.
+constexpr DurationMs kReportMonotonicSlackMs = 1'000;
+
+UnixMs latest_time(const verdict::ProbeLedger& ledger) {
+  UnixMs latest = std::numeric_limits<UnixMs>::min();
+  for (const auto& streak : ledger.streaks()) {
+    latest = std::max({latest, streak.last_probe_ms, streak.last_ok_ms});
+  }
+  return latest;
+}
+
+}  // namespace
+
+void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
+  auto was = schedule_.finish(outcome.target, outcome.probe_id);
+  if (!was) {
+    // Late (forgotten as lost) or unknown: its bytes were spent all the same.
+    ++counters_.probes_unexpected;
+    volume_.settle_probe(0, outcome.wire_bytes, outcome.tls);
+    return;
+  }
+  volume_.settle_probe(was->reserved_bytes, outcome.wire_bytes, was->tls);
+  const Roster* roster = core_.roster();
+  if (roster == nullptr || roster->find(outcome.target) == nullptr ||
+      static_cast<std::uint8_t>(outcome.failure) > kProbeFailureMax) {
+    ++counters_.probes_unexpected;  // the target left the roster meanwhile
+    return;
+  }
+  ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms);
+  dirty_streaks_.insert(outcome.target);
+  ++(outcome.failure == ProbeFailure::none ? counters_.probes_ok : counters_.probes_failed);
+}
+
+void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, AgentEffects& out) {
+  self_check_pending_ = false;
+  const Roster* roster = core_.roster();
+  const auto self = core_.self_index();
+  if (roster == nullptr || !self) return;
+  UnixMs timestamp = now;
+  if (last_report_ms_ >= now && last_report_ms_ + 1 - now <= kReportMonotonicSlackMs) {
+    timestamp = last_report_ms_ + 1;
+  }
+  // Probe times after the report's own timestamp: the clock stepped back
+  // before the shell noticed. Treat it as the jump it is.
+  if (const UnixMs latest = latest_time(ledger_); latest > timestamp) {
+    ledger_.shift(timestamp - latest);
+    for (const auto& streak : ledger_.streaks()) dirty_streaks_.insert(streak.id);
+  }
+  Report report;
+  report.self_check = outcome.self_check;
+  report.metrics = outcome.metrics;
+  report.view = ledger_.view_for(*roster, current_targets(now), *self);
+  const Bytes payload = encode_report_payload(report, timestamp);
+  const std::uint64_t seq = core_.held_seq(RecordKind::report, config_.core.self).value_or(0) + 1;
+  const Bytes raw = encode_signed_record(RecordKind::report, config_.core.self, seq, timestamp,
+                                         payload, config_.core.node_key);
+  auto published = core_.publish(raw, now);
+  if (!published.ok()) {
+    ++counters_.reports_refused;
+    return;
+  }
+  last_report_ms_ = timestamp;
+  ++counters_.reports_published;
+  for (const gossip::PersistRecord& record : published->persist) {
+    if (record.kind == RecordKind::report && record.origin_index == *self) out.published = record.raw;
+  }
+  absorb(std::move(published.value()), out, now);
+  store_streaks(out, false);
+}
+
+void Agent::Impl::store_streaks(AgentEffects& out, bool all) {
+  if (all) {
+    for (const auto& streak : ledger_.streaks()) dirty_streaks_.insert(streak.id);
+  }
+  for (const std::string& id : dirty_streaks_) {
+    if (const verdict::TargetStreak* streak = ledger_.find(id)) {
+      out.store.put_state.emplace_back(streak_key(id), encode_streak(*streak));
+    }
+  }
+  dirty_streaks_.clear();
+}
+
+void Agent::Impl::store_volume(AgentEffects& out, bool exact) {
+  std::optional<VolumeRecord> record = exact ? volume_.exact() : volume_.reservation_due();
+  if (record) out.store.put_state.emplace_back(std::string(kVolumeKey), encode_volume(*record));
+}
+
+}  // namespace mesh::agent

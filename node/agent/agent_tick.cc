@@ -1,0 +1,85 @@
+// Agent: what happens on its own timers, at each tick. Every timer is a
+// time compared with the `now` the shell passes in (TigerBeetle style:
+// timeouts are data), so meshsim and the daemon run the same schedule.
+#include <algorithm>
+
+#include "node/agent/agent_impl.h"
+#include "node/agent/state_codec.h"
+#include "verdict/evaluation.h"
+
+namespace mesh::agent {
+
+// A self-check every report_interval_ms; its result becomes the report.
+// The first falls at a random point of one interval after the roster
+// arrives, so nodes started together do not report in lockstep.
+void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
+  const Roster* roster = core_.roster();
+  if (roster == nullptr || !core_.self_index()) return;
+  const DurationMs interval = roster->params.report_interval_ms;
+  if (!next_self_check_ms_) {
+    next_self_check_ms_ = now + static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(interval)));
+  }
+  if (now < *next_self_check_ms_) return;
+  // Behind by more than an interval (a stalled host, a clock step): go on
+  // from now instead of catching up with a burst.
+  *next_self_check_ms_ += interval;
+  if (*next_self_check_ms_ <= now) *next_self_check_ms_ = now + interval;
+  self_check_pending_ = true;
+  out.self_check_due = true;
+  ++counters_.self_checks_requested;
+}
+
+void Agent::Impl::tick_probes(UnixMs now, AgentEffects& out) {
+  const Roster* roster = core_.roster();
+  if (roster == nullptr || !core_.self_index()) return;
+  const std::vector<std::uint32_t>& targets = current_targets(now);
+  probe_interval_ms_ = volume_.paced_interval(roster->params.probe_interval_ms, targets.size(),
+                                              config_.tls_every, now);
+  counters_.probes_lost += schedule_.expire(now, config_.probe_lost_after_ms);
+  schedule_.for_each_due(now, [&](ScheduledTarget& target) {
+    if (schedule_.in_flight() >= config_.probes_in_flight_max) return false;
+    const verdict::TargetStreak* streak = ledger_.find(target.id);
+    const std::uint64_t done = streak != nullptr ? streak->probes : 0;
+    const bool tls = config_.tls_every > 0 && (done + 1) % config_.tls_every == 0;
+    const std::uint64_t reserve = tls ? kProbeReserveTlsBytes : kProbeReserveTcpBytes;
+    if (!volume_.reserve_probe(reserve)) {
+      schedule_.defer(target, now + probe_interval_ms_);
+      return true;
+    }
+    const std::uint64_t probe_id = next_probe_id_++;
+    schedule_.start(target, probe_id, now, probe_interval_ms_, reserve, tls, rng_);
+    const ServerEntry& server = roster->servers[target.index];
+    out.probes.push_back(ProbeRequest{probe_id, target.id, server.probe, server.sni, tls});
+    ++counters_.probes_requested;
+    return true;
+  });
+}
+
+// Verdicts move with new reports and with time (a report goes stale), so
+// they are evaluated when a report changed, and every verdict_refresh_ms
+// anyway. Only a change an operator would see makes a new snapshot.
+void Agent::Impl::tick_verdicts(UnixMs now, AgentEffects& out) {
+  if (config_.verdict_refresh_ms <= 0 || !config_.core.hold_decoded_reports ||
+      core_.roster() == nullptr) {
+    return;
+  }
+  if (!feed_.dirty() && now - last_evaluation_ms_ < config_.verdict_refresh_ms) return;
+  auto evaluation = std::make_shared<const verdict::Evaluation>(evaluate(now));
+  const bool changed = snapshot_ == nullptr || !same_verdicts(*snapshot_, *evaluation);
+  snapshot_ = std::move(evaluation);
+  if (!changed) return;
+  ++counters_.verdict_snapshots;
+  out.verdicts = snapshot_;
+  const std::string json = verdict::to_canonical_json(*snapshot_);
+  out.store.put_state.emplace_back(std::string(kVerdictsKey), Bytes(json.begin(), json.end()));
+}
+
+verdict::Evaluation Agent::Impl::evaluate(UnixMs now) {
+  MESH_CHECK(config_.core.hold_decoded_reports, "Agent::evaluate needs hold_decoded_reports");
+  MESH_CHECK(core_.roster() != nullptr, "Agent::evaluate without a roster");
+  ++counters_.verdict_evaluations;
+  last_evaluation_ms_ = now;
+  return feed_.evaluate(core_, now);
+}
+
+}  // namespace mesh::agent

@@ -1,0 +1,42 @@
+// The node agent's settings (node/agent/agent.h). The shell fills them from
+// the daemon's config file (docs/CONFIG.md, "The node config file"), meshsim
+// from its scenario. Verdict and probe parameters shared by the whole fleet
+// are not here: they come from the signed roster (Parameters).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/time.h"
+#include "gossip/config.h"
+
+namespace mesh::agent {
+
+struct AgentConfig {
+  // The gossip core's settings: this node's id and key, the operator key,
+  // the boot counter from storage, and the gossip tuning.
+  gossip::CoreConfig core;
+
+  // Every tls_every-th probe of a target (by the ledger's count) is a TLS
+  // handshake with the target's SNI; the others are a bare TCP connect.
+  // 0: TCP only.
+  std::uint32_t tls_every = 10;
+  // Probes requested and not yet answered, at most. Over it, due probes
+  // wait for the next tick.
+  std::size_t probes_in_flight_max = 32;
+  // A requested probe whose outcome has not come back this long after the
+  // request is forgotten (counted as probes_lost): the shell's own stage
+  // deadlines end every probe well before.
+  DurationMs probe_lost_after_ms = 120'000;
+
+  // The daily wire volume cap (docs/CONFIG.md, "Daily volume cap"): 0 uses
+  // the roster's volume_bytes_per_day_max; otherwise the smaller of the two.
+  std::uint64_t volume_cap_bytes_per_day = 0;
+
+  // How often verdicts are re-evaluated when no input changed (statuses
+  // also move with time: a report goes stale). 0: never on its own; the
+  // shell calls Agent::evaluate (meshsim). Needs core.hold_decoded_reports.
+  DurationMs verdict_refresh_ms = 5'000;
+};
+
+}  // namespace mesh::agent

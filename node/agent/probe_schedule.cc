@@ -1,0 +1,95 @@
+#include "node/agent/probe_schedule.h"
+
+#include <algorithm>
+#include <map>
+
+namespace mesh::agent {
+
+void ProbeSchedule::set_targets(const Roster& roster, std::span<const std::uint32_t> targets,
+                                UnixMs now, DurationMs interval_ms, Rng& rng) {
+  std::map<std::string_view, ScheduledTarget*> held;
+  for (ScheduledTarget& target : targets_) held[target.id] = &target;
+  std::vector<ScheduledTarget> next;
+  next.reserve(targets.size());
+  for (std::uint32_t index : targets) {
+    const ServerId& id = roster.servers[index].id;
+    auto it = held.find(id);
+    if (it != held.end()) {
+      next.push_back(std::move(*it->second));
+      held.erase(it);
+    } else {
+      ScheduledTarget fresh;
+      fresh.id = id;
+      fresh.next_ms = now + static_cast<DurationMs>(rng.below(static_cast<std::uint64_t>(std::max<DurationMs>(interval_ms, 1))));
+      next.push_back(std::move(fresh));
+    }
+    next.back().index = index;
+  }
+  // Dropped targets with a probe in flight: its outcome still settles.
+  for (auto& [id, target] : held) {
+    if (target->in_flight != 0) departed_.push_back(std::move(*target));
+  }
+  targets_ = std::move(next);
+  update_earliest();
+}
+
+UnixMs ProbeSchedule::jittered(UnixMs now, DurationMs interval_ms, Rng& rng) {
+  const DurationMs spread = interval_ms / 10;
+  return now + interval_ms - spread / 2 + static_cast<DurationMs>(rng.below(static_cast<std::uint64_t>(spread) + 1));
+}
+
+void ProbeSchedule::start(ScheduledTarget& target, std::uint64_t probe_id, UnixMs now,
+                          DurationMs interval_ms, std::uint64_t reserved_bytes, bool tls, Rng& rng) {
+  target.in_flight = probe_id;
+  target.requested_ms = now;
+  target.reserved_bytes = reserved_bytes;
+  target.tls = tls;
+  target.next_ms = jittered(now, interval_ms, rng);
+  ++in_flight_;
+}
+
+std::optional<ScheduledTarget> ProbeSchedule::finish(std::string_view target_id,
+                                                     std::uint64_t probe_id) {
+  if (probe_id == 0) return std::nullopt;
+  auto matches = [&](const ScheduledTarget& target) {
+    return target.in_flight == probe_id && target.id == target_id;
+  };
+  if (auto it = std::find_if(targets_.begin(), targets_.end(), matches); it != targets_.end()) {
+    ScheduledTarget was = *it;
+    it->in_flight = 0;
+    --in_flight_;
+    return was;
+  }
+  if (auto it = std::find_if(departed_.begin(), departed_.end(), matches); it != departed_.end()) {
+    ScheduledTarget was = std::move(*it);
+    departed_.erase(it);
+    --in_flight_;
+    return was;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t ProbeSchedule::expire(UnixMs now, DurationMs lost_after_ms) {
+  auto is_lost = [&](const ScheduledTarget& target) {
+    return target.in_flight != 0 && now - target.requested_ms > lost_after_ms;
+  };
+  std::uint64_t lost = 0;
+  for (ScheduledTarget& target : targets_) {
+    if (!is_lost(target)) continue;
+    target.in_flight = 0;
+    ++lost;
+  }
+  lost += static_cast<std::uint64_t>(std::erase_if(departed_, is_lost));
+  in_flight_ -= static_cast<std::size_t>(lost);
+  update_earliest();
+  return lost;
+}
+
+void ProbeSchedule::update_earliest() {
+  earliest_ms_ = std::numeric_limits<UnixMs>::max();
+  for (const ScheduledTarget& target : targets_) {
+    if (target.in_flight == 0) earliest_ms_ = std::min(earliest_ms_, target.next_ms);
+  }
+}
+
+}  // namespace mesh::agent

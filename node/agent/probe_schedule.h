@@ -1,0 +1,80 @@
+// When the agent probes each of its targets (docs/PROTOCOL.md, "Probes").
+// Every target has its own next time: a new target's first probe falls at a
+// random point of one interval, and every later one an interval after the
+// previous request, +-5% from the agent's seed, so probes across the fleet
+// neither bunch at one instant nor lock into step. At most one probe per
+// target is in flight. Pure; not thread-safe (the agent owns it).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "common/rng.h"
+#include "common/server_id.h"
+#include "common/time.h"
+#include "record/roster.h"
+
+namespace mesh::agent {
+
+struct ScheduledTarget {
+  ServerId id;
+  std::uint32_t index = 0;          // in the roster of the last set_targets()
+  UnixMs next_ms = 0;               // the next probe is due then
+  std::uint64_t in_flight = 0;      // probe id awaiting its outcome; 0: none
+  UnixMs requested_ms = 0;          // when the probe in flight was requested
+  std::uint64_t reserved_bytes = 0; // volume reserved for it (node/agent/volume.h)
+  bool tls = false;                 // the probe in flight includes a TLS handshake
+};
+
+class ProbeSchedule {
+ public:
+  // Replaces the targets by `targets` (sorted roster indices of `roster`).
+  // A target still listed keeps its next time and its probe in flight.
+  void set_targets(const Roster& roster, std::span<const std::uint32_t> targets, UnixMs now,
+                   DurationMs interval_ms, Rng& rng);
+
+  // Calls fn(ScheduledTarget&) for each target due at `now` with no probe
+  // in flight, in target order, until fn returns false. fn either calls
+  // start() on it or leaves it due.
+  template <class Fn>
+  void for_each_due(UnixMs now, Fn&& fn) {
+    if (now < earliest_ms_) return;
+    for (ScheduledTarget& target : targets_) {
+      if (target.in_flight != 0 || target.next_ms > now) continue;
+      if (!fn(target)) break;
+    }
+    update_earliest();
+  }
+  // Marks a probe requested for `target`; its next one is due an interval
+  // (+-5%) from now.
+  void start(ScheduledTarget& target, std::uint64_t probe_id, UnixMs now, DurationMs interval_ms,
+             std::uint64_t reserved_bytes, bool tls, Rng& rng);
+  // Leaves `target` without a probe until `until_ms` (the volume cap).
+  void defer(ScheduledTarget& target, UnixMs until_ms) { target.next_ms = until_ms; }
+  // The target as it was while probe `probe_id` was in flight (which is
+  // cleared), or nullopt: a probe forgotten as lost. A target dropped from
+  // the set while its probe ran is still found (its reservation settles).
+  std::optional<ScheduledTarget> finish(std::string_view target_id, std::uint64_t probe_id);
+  // Forgets probes in flight for longer than `lost_after_ms` (their
+  // reservations stay charged: they may have run); returns how many.
+  std::uint64_t expire(UnixMs now, DurationMs lost_after_ms);
+
+  std::size_t in_flight() const { return in_flight_; }
+  const std::vector<ScheduledTarget>& targets() const { return targets_; }
+
+ private:
+  void update_earliest();
+  static UnixMs jittered(UnixMs now, DurationMs interval_ms, Rng& rng);
+
+  std::vector<ScheduledTarget> targets_;  // by roster index
+  std::size_t in_flight_ = 0;
+  UnixMs earliest_ms_ = std::numeric_limits<UnixMs>::min();
+  // Outcomes of probes of targets no longer listed still settle.
+  std::vector<ScheduledTarget> departed_;
+};
+
+}  // namespace mesh::agent
