@@ -1,0 +1,231 @@
+#include "node/probe_session.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <openssl/bio.h>
+#include <openssl/ssl.h>
+
+#include <string>
+#include <utility>
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/socket_base.hpp>
+
+#include "node/agent/wire_cost.h"
+#include "node/probe_failure.h"
+
+namespace mesh::node {
+namespace {
+
+DurationMs elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               since)
+      .count();
+}
+
+}  // namespace
+
+ProbeSession::ProbeSession(ProbeStrand strand, boost::asio::ssl::context& tls,
+                           const ProbeSettings& settings, const agent::ProbeRequest& request,
+                           ProbeDone done)
+    : strand_(std::move(strand)),
+      settings_(settings),
+      request_(request),
+      done_(std::move(done)),
+      resolver_(strand_),
+      stream_(strand_, tls),
+      deadline_(strand_) {
+  outcome_.probe_id = request.probe_id;
+  outcome_.target = request.target;
+  outcome_.tls = request.tls;
+}
+
+void ProbeSession::start() {
+  stage_ = Stage::resolving;
+  stage_start_ = Clock::now();
+  arm_deadline(settings_.connect_timeout_ms);  // covers resolution and connect
+  do_resolve();
+}
+
+void ProbeSession::cancel() {
+  if (stage_ != Stage::finished) finish(deadline_failure());
+}
+
+void ProbeSession::arm_deadline(DurationMs timeout_ms) {
+  deadline_.expires_after(std::chrono::milliseconds(timeout_ms));
+  deadline_.async_wait([self = shared_from_this(), armed_for = stage_](
+                           const boost::system::error_code& error) {
+    if (!error) self->on_deadline(armed_for);
+  });
+}
+
+void ProbeSession::on_deadline(Stage armed_for) {
+  // A wait re-armed for the next stage may still deliver the old expiry.
+  const bool same_stage = armed_for == stage_ ||
+                          (armed_for == Stage::resolving && stage_ == Stage::connecting);
+  if (stage_ != Stage::finished && same_stage) finish(deadline_failure());
+}
+
+// A name that does not resolve in time is unreachable, like one that does
+// not resolve at all.
+ProbeFailure ProbeSession::deadline_failure() const {
+  switch (stage_) {
+    case Stage::resolving:
+      return ProbeFailure::tcp_unreachable;
+    case Stage::handshaking:
+      return ProbeFailure::tls_timeout;
+    case Stage::connecting:
+    case Stage::finished:
+      break;
+  }
+  return ProbeFailure::tcp_timeout;
+}
+
+void ProbeSession::do_resolve() {
+  boost::system::error_code parse_error;
+  const auto literal = boost::asio::ip::make_address(request_.address.host, parse_error);
+  if (!parse_error) {
+    do_connect(tcp::endpoint(literal, request_.address.port));
+    return;
+  }
+  resolver_.async_resolve(request_.address.host, std::to_string(request_.address.port),
+                          tcp::resolver::numeric_service,
+                          [self = shared_from_this()](const boost::system::error_code& error,
+                                                      tcp::resolver::results_type results) {
+                            self->on_resolve(error, std::move(results));
+                          });
+}
+
+// Connects to the first address of the answer, of the source address's
+// family when one is set (one attempt per probe; no Happy Eyeballs).
+void ProbeSession::on_resolve(const boost::system::error_code& error,
+                              tcp::resolver::results_type results) {
+  if (stage_ == Stage::finished) return;
+  if (error || results.empty()) {
+    finish(ProbeFailure::tcp_unreachable);  // a name that does not resolve: no path to it
+    return;
+  }
+  tcp::endpoint chosen = results.begin()->endpoint();
+  if (!settings_.source_address.empty()) {
+    boost::system::error_code ignored;
+    const bool want_v6 = boost::asio::ip::make_address(settings_.source_address, ignored).is_v6();
+    for (const auto& entry : results) {
+      if (entry.endpoint().address().is_v6() == want_v6) {
+        chosen = entry.endpoint();
+        break;
+      }
+    }
+  }
+  do_connect(chosen);
+}
+
+void ProbeSession::do_connect(const tcp::endpoint& endpoint) {
+  stage_ = Stage::connecting;
+  if (!prepare_socket(endpoint)) {
+    finish(ProbeFailure::tcp_unreachable);
+    return;
+  }
+  stage_start_ = Clock::now();
+  connect_attempted_ = true;
+  stream_.lowest_layer().async_connect(
+      endpoint, [self = shared_from_this()](const boost::system::error_code& error) {
+        self->on_connect(error);
+      });
+}
+
+// Opens the socket and binds it to the source address when one is set.
+bool ProbeSession::prepare_socket(const tcp::endpoint& endpoint) {
+  auto& socket = stream_.lowest_layer();
+  boost::system::error_code error;
+  socket.open(endpoint.protocol(), error);
+  if (error || settings_.source_address.empty()) return !error;
+  const auto source = boost::asio::ip::make_address(settings_.source_address, error);
+  if (error) return false;
+  // Linux: take the ephemeral port at connect() rather than at bind(), so
+  // that many probes bound to one source address do not exhaust ports.
+  // Best effort: without it bind() picks the port.
+  const int enable = 1;
+  ::setsockopt(socket.native_handle(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &enable,
+               sizeof enable);
+  socket.bind(tcp::endpoint(source, 0), error);
+  return !error;
+}
+
+void ProbeSession::on_connect(const boost::system::error_code& error) {
+  if (stage_ == Stage::finished) return;
+  if (error) {
+    finish(classify_connect_error(error));
+    return;
+  }
+  outcome_.connect_ms = elapsed_ms(stage_start_);
+  if (!request_.tls) {
+    finish(ProbeFailure::none);
+    return;
+  }
+  do_handshake();
+}
+
+void ProbeSession::do_handshake() {
+  stage_ = Stage::handshaking;
+  stage_start_ = Clock::now();
+  arm_deadline(settings_.tls_timeout_ms);
+  SSL* ssl = stream_.native_handle();
+  if (!request_.sni.empty()) SSL_set_tlsext_host_name(ssl, request_.sni.c_str());
+  stream_.async_handshake(boost::asio::ssl::stream_base::client,
+                          [self = shared_from_this()](const boost::system::error_code& error) {
+                            self->on_handshake(error);
+                          });
+}
+
+void ProbeSession::on_handshake(const boost::system::error_code& error) {
+  if (stage_ == Stage::finished) return;
+  if (error) {
+    finish(classify_handshake_error(error));
+    return;
+  }
+  outcome_.handshake_ms = elapsed_ms(stage_start_);
+  finish(ProbeFailure::none);
+}
+
+std::uint64_t ProbeSession::wire_bytes(ProbeFailure failure) {
+  switch (stage_) {
+    case Stage::resolving:
+    case Stage::finished:
+      return 0;  // nothing left this host for the target (DNS traffic is not counted)
+    case Stage::connecting:
+      if (failure == ProbeFailure::none) return agent::tcp_connect_probe_wire_bytes();
+      if (failure == ProbeFailure::tcp_refused) return agent::tcp_refused_wire_bytes();
+      return connect_attempted_ ? agent::tcp_unanswered_wire_bytes(elapsed_ms(stage_start_)) : 0;
+    case Stage::handshaking: {
+      // The TLS engine talks to the socket through a BIO pair; the SSL
+      // side's counters are the TLS bytes sent and received.
+      SSL* ssl = stream_.native_handle();
+      return agent::tls_probe_wire_bytes(BIO_number_written(SSL_get_wbio(ssl)),
+                                         BIO_number_read(SSL_get_rbio(ssl)));
+    }
+  }
+  return 0;
+}
+
+// SO_LINGER {on, 0}: close() sends RST, no FIN exchange, no TIME_WAIT; and
+// no close_notify after TLS. The cheapest close on the wire.
+void ProbeSession::close_abortively() {
+  auto& socket = stream_.lowest_layer();
+  boost::system::error_code ignored;
+  if (socket.is_open()) socket.set_option(boost::asio::socket_base::linger(true, 0), ignored);
+  socket.close(ignored);
+}
+
+void ProbeSession::finish(ProbeFailure failure) {
+  outcome_.failure = failure;
+  outcome_.wire_bytes = wire_bytes(failure);
+  stage_ = Stage::finished;
+  deadline_.cancel();
+  resolver_.cancel();
+  close_abortively();
+  auto done = std::move(done_);
+  done(std::move(outcome_));
+}
+
+}  // namespace mesh::node
