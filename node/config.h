@@ -1,0 +1,142 @@
+// The daemon's config file (`meshnode --config FILE`; docs/CONFIG.md, "The
+// node config file"): this node's identity, where it keeps its files, and
+// the tuning of its sockets, self-checks and logs. What the whole fleet must
+// agree on (verdict and probe parameters) is in the signed roster instead.
+//
+// Reading is strict like the roster's: unknown keys (an `[api]` table
+// included, until it exists), wrong types and values out of range are
+// errors whose message names the line and the key:
+//   config /etc/meshnode/meshnode.toml line 7: [probe] tls_every: must be 1..1000, got 0
+// Every key has a default except node_id, key_file and operator_key.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "common/server_id.h"
+#include "common/time.h"
+#include "record/keys.h"
+#include "record/ports.h"
+#include "record/roster.h"
+
+namespace mesh::node {
+
+// The config file may be at most this large; a larger one is refused.
+inline constexpr std::size_t kConfigFileBytesMax = 1024 * 1024;
+// Paths, commands and other strings in the file: at most this many bytes.
+inline constexpr std::size_t kConfigStringBytesMax = 4096;
+
+enum class ConfigError {
+  unreadable,   // cannot open or read the file, or it is not a regular file
+  too_large,    // the file is over kConfigFileBytesMax
+  syntax,       // not TOML (toml++'s message, with the line)
+  unknown_key,  // a key or table this version does not know
+  missing_key,  // node_id, key_file or operator_key absent
+  wrong_type,   // e.g. a string where an integer belongs
+  bad_value,    // out of range, bad endpoint, address, key hex, service spec
+};
+
+// The enumerator's name ("bad_value"), for logs and tools.
+const char* to_string(ConfigError error);
+
+enum class LogFormat { text, json };
+enum class LogLevel { trace, debug, info, warn, error };
+
+const char* to_string(LogFormat format);
+const char* to_string(LogLevel level);
+
+// [gossip]: the gossip listener and the connections to peers.
+struct GossipConfig {
+  Endpoint listen{"0.0.0.0", kDefaultGossipPort};  // host is an IP literal
+  std::string source_address;  // local IP literal for outgoing connections; "" = any
+  DurationMs connect_timeout_ms = 5'000;
+  DurationMs idle_timeout_ms = 300'000;  // a peer connection idle this long is closed
+  // Per-peer outgoing queue bound; at the bound new frames are dropped and
+  // counted. At least one largest frame (gossip/config.h kFrameBytesMax).
+  std::uint64_t queue_bytes_max = 8 * 1024 * 1024;
+  DurationMs backoff_min_ms = 1'000;  // reconnect backoff, doubling up to the max
+  DurationMs backoff_max_ms = 60'000;
+  bool operator==(const GossipConfig&) const = default;
+};
+
+// [probe]: how this node probes its targets (docs/PROTOCOL.md, "Probes").
+struct ProbeConfig {
+  std::uint32_t tls_every = 10;            // every k-th probe of a target is a TLS handshake
+  DurationMs connect_timeout_ms = 10'000;  // outlasts TCP's SYN retransmits (1 s, 3 s)
+  DurationMs tls_timeout_ms = 10'000;
+  std::uint32_t concurrent_max = 32;  // probes in flight at once
+  std::string source_address;         // local IP literal probes bind to; "" = any
+  bool operator==(const ProbeConfig&) const = default;
+};
+
+// [self_check]: what this node checks about its own server.
+struct SelfCheckConfig {
+  // This server's traffic listener; nullopt: this node's probe endpoint in
+  // the roster.
+  std::optional<Endpoint> listener;
+  bool listener_tls = true;  // a TLS handshake after the connect
+  // "" (none), "systemd:UNIT", "process:NAME" or "exec:COMMAND"; only the
+  // syntax is checked here (node/service_check.h runs it).
+  std::string service;
+  DurationMs exec_timeout_ms = 5'000;  // an exec: check running longer fails
+  bool operator==(const SelfCheckConfig&) const = default;
+};
+
+// [volume]
+struct VolumeConfig {
+  // 0 = the roster's volume_bytes_per_day_max, otherwise the smaller of the
+  // two (effective_volume_cap_bytes).
+  std::uint64_t cap_bytes_per_day = 0;
+  bool operator==(const VolumeConfig&) const = default;
+};
+
+// [log]
+struct LogConfig {
+  LogFormat format = LogFormat::text;
+  LogLevel level = LogLevel::info;
+  bool operator==(const LogConfig&) const = default;
+};
+
+struct NodeConfig {
+  ServerId node_id;          // required; this node's id in the roster
+  std::string key_file;      // required; the Ed25519 secret key file (not read here)
+  PublicKey operator_key{};  // required; verifies the roster
+  std::string data_dir = "/var/lib/meshnode";               // LMDB store and state
+  std::string roster_file = "/etc/meshnode/roster.signed";  // may be absent at run time
+  GossipConfig gossip;
+  ProbeConfig probe;
+  SelfCheckConfig self_check;
+  VolumeConfig volume;
+  LogConfig log;
+  bool operator==(const NodeConfig&) const = default;
+};
+
+// The daily volume cap in force: the roster's, lowered by the node's own.
+inline std::uint64_t effective_volume_cap_bytes(const NodeConfig& config,
+                                                std::uint64_t roster_cap_bytes) {
+  std::uint64_t own = config.volume.cap_bytes_per_day;
+  if (own == 0) return roster_cap_bytes;
+  return own < roster_cap_bytes ? own : roster_cap_bytes;
+}
+
+// Reads and checks the config file at `path`. Refuses, without blocking, a
+// path that is not a regular file (a FIFO, a directory, a device), a file
+// over kConfigFileBytesMax, and one that cannot be opened or read; those
+// messages name the path. Does not read key_file or roster_file.
+// Thread-safe (no shared state).
+Result<NodeConfig, ConfigError> load_node_config(const std::string& path);
+
+// Parses config text. `source_name` starts every message ("config
+// /etc/meshnode/meshnode.toml"), followed by " line N: " and the key.
+Result<NodeConfig, ConfigError> parse_node_config(std::string_view text,
+                                                  std::string_view source_name);
+
+// The effective config as TOML, every key spelled out with its value
+// (defaults filled in), for `meshnode --check-config --print`.
+// parse_node_config(describe_config(c), ...) == c for any parsed c.
+std::string describe_config(const NodeConfig& config);
+
+}  // namespace mesh::node

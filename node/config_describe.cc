@@ -1,0 +1,74 @@
+// describe_config: the effective config as TOML, in the order and with the
+// names of docs/CONFIG.md, "The node config file".
+#include <cstdio>
+#include <string>
+
+#include "node/config.h"
+
+namespace mesh::node {
+namespace {
+
+// A TOML basic string: quotes, backslashes and control characters escaped.
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    auto b = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (b < 0x20 || b == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", b);
+      out += escape;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string line(std::string_view key, const std::string& value) {
+  return std::string(key) + " = " + value + "\n";
+}
+
+std::string number(std::int64_t value) { return std::to_string(value); }
+std::string boolean(bool value) { return value ? "true" : "false"; }
+
+}  // namespace
+
+std::string describe_config(const NodeConfig& c) {
+  std::string out = "# meshnode config, defaults filled in (docs/CONFIG.md)\n";
+  out += line("node_id", quoted(c.node_id));
+  out += line("key_file", quoted(c.key_file));
+  out += line("operator_key", quoted(public_key_to_hex(c.operator_key)));
+  out += line("data_dir", quoted(c.data_dir));
+  out += line("roster_file", quoted(c.roster_file));
+  out += "\n[gossip]\n";
+  out += line("listen", quoted(format_endpoint(c.gossip.listen)));
+  out += line("source_address", quoted(c.gossip.source_address));
+  out += line("connect_timeout_ms", number(c.gossip.connect_timeout_ms));
+  out += line("idle_timeout_ms", number(c.gossip.idle_timeout_ms));
+  out += line("queue_bytes_max", number(static_cast<std::int64_t>(c.gossip.queue_bytes_max)));
+  out += line("backoff_min_ms", number(c.gossip.backoff_min_ms));
+  out += line("backoff_max_ms", number(c.gossip.backoff_max_ms));
+  out += "\n[probe]\n";
+  out += line("tls_every", number(c.probe.tls_every));
+  out += line("connect_timeout_ms", number(c.probe.connect_timeout_ms));
+  out += line("tls_timeout_ms", number(c.probe.tls_timeout_ms));
+  out += line("concurrent_max", number(c.probe.concurrent_max));
+  out += line("source_address", quoted(c.probe.source_address));
+  out += "\n[self_check]\n";
+  out += line("listener", quoted(c.self_check.listener ? format_endpoint(*c.self_check.listener)
+                                                       : std::string()));
+  out += line("listener_tls", boolean(c.self_check.listener_tls));
+  out += line("service", quoted(c.self_check.service));
+  out += line("exec_timeout_ms", number(c.self_check.exec_timeout_ms));
+  out += "\n[volume]\n";
+  out += line("cap_bytes_per_day", number(static_cast<std::int64_t>(c.volume.cap_bytes_per_day)));
+  out += "\n[log]\n";
+  out += line("format", quoted(to_string(c.log.format)));
+  out += line("level", quoted(to_string(c.log.level)));
+  return out;
+}
+
+}  // namespace mesh::node
