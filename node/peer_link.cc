@@ -1,0 +1,236 @@
+// The outgoing side of the gossip transport towards one peer (node/peer_link.h).
+#include "node/peer_link.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include <boost/asio/post.hpp>
+
+namespace mesh::node {
+namespace {
+
+std::chrono::milliseconds ms(DurationMs duration) { return std::chrono::milliseconds(duration); }
+
+}  // namespace
+
+PeerLink::PeerLink(std::shared_ptr<TransportContext> context, ServerId peer, Endpoint to,
+                   std::uint64_t jitter_seed)
+    : context_(std::move(context)),
+      peer_(std::move(peer)),
+      strand_(boost::asio::make_strand(context_->io)),
+      resolver_(strand_),
+      socket_(strand_),
+      connect_timer_(strand_),
+      backoff_timer_(strand_),
+      to_(to),
+      to_next_(to),
+      rng_(jitter_seed),
+      stats_endpoint_(std::move(to)) {}
+
+DurationMs PeerLink::backoff_delay(std::uint32_t failures, DurationMs min, DurationMs max, Rng& rng) {
+  DurationMs ceiling = std::max<DurationMs>(min, 1);
+  for (std::uint32_t i = 0; i < failures && ceiling < max; ++i) ceiling *= 2;
+  ceiling = std::max(min, std::min(ceiling, max));
+  return min + static_cast<DurationMs>(rng.below(static_cast<std::uint64_t>(ceiling - min) + 1));
+}
+
+void PeerLink::send(const Endpoint& to, Bytes frame) {
+  const std::size_t frame_bytes = frame.size();
+  if (queued_bytes_.load(std::memory_order_relaxed) + frame_bytes > context_->settings.queue_bytes_max) {
+    count(context_->counters.frames_dropped_queue_full);
+    return;
+  }
+  queued_bytes_.fetch_add(frame_bytes, std::memory_order_relaxed);
+  stats_endpoint_ = to;
+  boost::asio::post(strand_, [self = shared_from_this(), to,
+                              frame = std::make_shared<const Bytes>(std::move(frame))]() mutable {
+    self->on_send(std::move(to), std::move(frame));
+  });
+}
+
+void PeerLink::close(CloseReason reason) {
+  boost::asio::post(strand_, [self = shared_from_this(), reason] { self->on_close(reason); });
+}
+
+PeerLinkStats PeerLink::stats() const {
+  PeerLinkStats out;
+  out.peer = peer_;
+  out.endpoint = stats_endpoint_;
+  out.connected = connected_.load(std::memory_order_relaxed);
+  out.last_frame_ms = last_frame_ms_.load(std::memory_order_relaxed);
+  out.queued_bytes = queued_bytes_.load(std::memory_order_relaxed);
+  out.connect_failures_in_row = failures_.load(std::memory_order_relaxed);
+  return out;
+}
+
+void PeerLink::on_send(Endpoint to, std::shared_ptr<const Bytes> frame) {
+  if (state_ == State::closed) {
+    queued_bytes_.fetch_sub(frame->size(), std::memory_order_relaxed);
+    count(context_->counters.frames_dropped_link_closed);
+    return;
+  }
+  to_next_ = std::move(to);
+  queue_.push_back(std::move(frame));
+  pump();
+}
+
+void PeerLink::pump() {
+  if (queue_.empty()) return;
+  if (state_ == State::idle) return do_resolve();
+  if (state_ == State::connected && !connection_->writing()) connection_->write(queue_.front());
+}
+
+// --- connecting ------------------------------------------------------------
+
+void PeerLink::do_resolve() {
+  state_ = State::connecting;
+  const std::uint64_t attempt = ++attempt_;
+  to_ = to_next_;
+  count(context_->counters.connect_attempts);
+  connect_timer_.expires_after(ms(context_->settings.connect_timeout_ms));
+  connect_timer_.async_wait([self = shared_from_this(), attempt](const ErrorCode& error) {
+    self->on_connect_deadline(error, attempt);
+  });
+  // An IP literal resolves without a DNS query; a name is looked up off the strand.
+  resolver_.async_resolve(to_.host, std::to_string(to_.port), Tcp::resolver::numeric_service,
+                          [self = shared_from_this(), attempt](
+                              const ErrorCode& error, const Tcp::resolver::results_type& results) {
+                            self->on_resolve(error, results, attempt);
+                          });
+}
+
+void PeerLink::on_resolve(const ErrorCode& error, const Tcp::resolver::results_type& results,
+                          std::uint64_t attempt) {
+  if (attempt != attempt_ || state_ != State::connecting) return;
+  if (error) return on_attempt_failed();
+  candidates_.clear();
+  for (const auto& entry : results) candidates_.push_back(entry.endpoint());
+  candidate_index_ = 0;
+  do_connect_next();
+}
+
+// Tries the resolved addresses in order, skipping those of another address
+// family than source_address.
+void PeerLink::do_connect_next() {
+  const auto& source = context_->source_address;
+  while (candidate_index_ < candidates_.size()) {
+    const Tcp::endpoint target = candidates_[candidate_index_++];
+    if (source && source->is_v4() != target.address().is_v4()) continue;
+    ErrorCode error;
+    socket_.close(error);
+    socket_.open(target.protocol(), error);
+    if (!error && source) socket_.bind(Tcp::endpoint(*source, 0), error);
+    if (error) continue;
+    socket_.async_connect(target, [self = shared_from_this(), attempt = attempt_](const ErrorCode& e) {
+      self->on_connect(e, attempt);
+    });
+    return;
+  }
+  on_attempt_failed();
+}
+
+void PeerLink::on_connect(const ErrorCode& error, std::uint64_t attempt) {
+  if (attempt != attempt_ || state_ != State::connecting) return;
+  if (error) return do_connect_next();
+  on_connected();
+}
+
+void PeerLink::on_connect_deadline(const ErrorCode& error, std::uint64_t attempt) {
+  if (error == boost::asio::error::operation_aborted) return;
+  if (attempt != attempt_ || state_ != State::connecting) return;
+  count(context_->counters.connect_timeouts);
+  on_attempt_failed();
+}
+
+void PeerLink::on_attempt_failed() {
+  ++attempt_;  // outstanding handlers of the failed attempt now do nothing
+  ErrorCode ignored;
+  resolver_.cancel();
+  socket_.close(ignored);
+  connect_timer_.cancel();
+  count(context_->counters.connect_failures);
+  failures_.fetch_add(1, std::memory_order_relaxed);
+  do_backoff();
+}
+
+void PeerLink::do_backoff() {
+  state_ = State::backing_off;
+  const auto& settings = context_->settings;
+  const DurationMs delay = backoff_delay(failures_.load(std::memory_order_relaxed),
+                                         settings.backoff_min_ms, settings.backoff_max_ms, rng_);
+  backoff_timer_.expires_after(ms(delay));
+  backoff_timer_.async_wait([self = shared_from_this()](const ErrorCode& error) {
+    self->on_backoff_done(error);
+  });
+}
+
+void PeerLink::on_backoff_done(const ErrorCode& error) {
+  if (error == boost::asio::error::operation_aborted || state_ != State::backing_off) return;
+  state_ = State::idle;
+  pump();
+}
+
+void PeerLink::on_connected() {
+  connect_timer_.cancel();
+  count(context_->counters.connections_opened);
+  const std::weak_ptr<PeerLink> weak = weak_from_this();
+  FrameConnection::Handlers handlers{
+      .on_written = [weak] { if (auto self = weak.lock()) self->on_written(); },
+      .on_read = [weak] { if (auto self = weak.lock()) self->last_frame_ms_ = wall_clock_ms(); },
+      .on_closed = [weak](CloseReason reason) {
+        if (auto self = weak.lock()) self->on_connection_closed(reason);
+      }};
+  // A moved-from socket is as new, on the same strand: ready for the next attempt.
+  connection_ = std::make_shared<FrameConnection>(std::move(socket_), context_, std::move(handlers));
+  state_ = State::connected;
+  connected_ = true;
+  connection_->start(/*inbound=*/false);
+  pump();
+}
+
+// --- connected -------------------------------------------------------------
+
+void PeerLink::on_written() {
+  queued_bytes_.fetch_sub(queue_.front()->size(), std::memory_order_relaxed);
+  queue_.pop_front();
+  failures_ = 0;
+  last_frame_ms_ = wall_clock_ms();
+  pump();
+}
+
+// Frames still queued when a connection breaks: reconnect at once if the
+// connection had delivered a frame since the last failure, else back off
+// (a peer that accepts and drops us is treated like one that refuses).
+void PeerLink::on_connection_closed(CloseReason) {
+  connection_.reset();
+  connected_ = false;
+  if (state_ == State::closed) return;
+  state_ = State::idle;
+  if (queue_.empty()) return;
+  if (failures_.fetch_add(1, std::memory_order_relaxed) == 0) return pump();
+  do_backoff();
+}
+
+void PeerLink::on_close(CloseReason reason) {
+  if (state_ == State::closed) return;
+  state_ = State::closed;
+  ++attempt_;
+  ErrorCode ignored;
+  resolver_.cancel();
+  socket_.close(ignored);
+  connect_timer_.cancel();
+  backoff_timer_.cancel();
+  if (connection_) connection_->close(reason);
+  drop_queue();
+}
+
+void PeerLink::drop_queue() {
+  std::size_t dropped_bytes = 0;
+  for (const auto& frame : queue_) dropped_bytes += frame->size();
+  count(context_->counters.frames_dropped_link_closed, queue_.size());
+  queue_.clear();
+  queued_bytes_.fetch_sub(dropped_bytes, std::memory_order_relaxed);
+}
+
+}  // namespace mesh::node

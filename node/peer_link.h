@@ -1,0 +1,105 @@
+// The outgoing side of the gossip transport towards one peer (internal to
+// node/transport*): a bounded queue of frames and at most one TCP connection,
+// opened on demand, reused, reopened after a failure with exponential backoff
+// and jitter. docs/PROTOCOL.md, "2a. Transport".
+//
+// Threading: send() and stats() are called on the daemon's strand (the
+// Transport's caller), close() from any thread; everything else runs on the
+// link's own strand. A link never blocks and shares no queue, so a peer that
+// is down or slow stalls nothing but its own frames.
+//
+// States: idle (no socket) -> connecting (resolve + connect, one deadline)
+// -> connected, or -> backing_off -> idle -> connecting ...; closed is final.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "common/bytes.h"
+#include "common/rng.h"
+#include "node/frame_connection.h"
+#include "node/transport_context.h"
+
+namespace mesh::node {
+
+class PeerLink : public std::enable_shared_from_this<PeerLink> {
+ public:
+  // `jitter_seed`: the seed of this link's backoff jitter (mesh::Rng).
+  PeerLink(std::shared_ptr<TransportContext> context, ServerId peer, Endpoint to,
+           std::uint64_t jitter_seed);
+
+  // Queues `frame` for the peer, connecting if needed. At queue_bytes_max the
+  // frame is dropped and counted (frames_dropped_queue_full). `to`: where the
+  // peer listens now; a change applies from the next connection attempt.
+  // REQUIRES: calls come from one thread or strand (the daemon's).
+  void send(const Endpoint& to, Bytes frame);
+
+  // Closes the link for good: the connection, the timers, the queue
+  // (counted as frames_dropped_link_closed). Any thread.
+  void close(CloseReason reason);
+
+  // A snapshot. REQUIRES: on the thread or strand that calls send().
+  PeerLinkStats stats() const;
+
+  // The reconnect delay after `failures` failures in a row, drawn from `rng`:
+  // uniform in [min, min(max, min * 2^failures)] ("full jitter" above a
+  // floor, so a peer that refuses at once is never hammered).
+  static DurationMs backoff_delay(std::uint32_t failures, DurationMs min, DurationMs max, Rng& rng);
+
+ private:
+  using ErrorCode = boost::system::error_code;
+  using Tcp = boost::asio::ip::tcp;
+  enum class State { idle, connecting, connected, backing_off, closed };
+
+  void on_send(Endpoint to, std::shared_ptr<const Bytes> frame);
+  void pump();
+  void do_resolve();
+  void on_resolve(const ErrorCode& error, const Tcp::resolver::results_type& results,
+                  std::uint64_t attempt);
+  void do_connect_next();
+  void on_connect(const ErrorCode& error, std::uint64_t attempt);
+  void on_connect_deadline(const ErrorCode& error, std::uint64_t attempt);
+  void on_attempt_failed();
+  void on_backoff_done(const ErrorCode& error);
+  void on_connected();
+  void on_written();
+  void on_connection_closed(CloseReason reason);
+  void do_backoff();
+  void on_close(CloseReason reason);
+  void drop_queue();
+
+  std::shared_ptr<TransportContext> context_;
+  const ServerId peer_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  Tcp::resolver resolver_;
+  Tcp::socket socket_;                      // during an attempt; then moved into connection_
+  boost::asio::steady_timer connect_timer_;
+  boost::asio::steady_timer backoff_timer_;
+  std::shared_ptr<FrameConnection> connection_;
+
+  // On the strand.
+  State state_ = State::idle;
+  Endpoint to_;
+  Endpoint to_next_;                        // the latest `to`; taken at the next attempt
+  std::uint64_t attempt_ = 0;               // identifies the attempt a handler belongs to
+  std::vector<Tcp::endpoint> candidates_;   // resolved addresses of this attempt
+  std::size_t candidate_index_ = 0;
+  std::deque<std::shared_ptr<const Bytes>> queue_;  // front: being written when connected
+  Rng rng_;
+
+  // Read by stats() from any thread.
+  std::atomic<std::size_t> queued_bytes_{0};     // raised by send(), lowered on the strand
+  std::atomic<bool> connected_{false};
+  std::atomic<UnixMs> last_frame_ms_{0};
+  std::atomic<std::uint32_t> failures_{0};       // attempts failed since the last frame written
+  Endpoint stats_endpoint_;                      // only on the thread that calls send()
+};
+
+}  // namespace mesh::node

@@ -1,0 +1,79 @@
+// The gossip transport (docs/PROTOCOL.md, "2a. Transport"): carries sealed
+// frames between members over TCP, each frame a 4-byte big-endian length and
+// that many bytes. It trusts nothing and reads no frame beyond its length:
+// frames authenticate their sender, and the gossip core decides what they
+// are worth. One outgoing connection per peer, opened on demand by send() and
+// reused; frames arrive from every connection, accepted or opened.
+//
+// Threading: the constructor, every public function and the destructor run
+// on the daemon's strand (or on one thread while `io` is not running);
+// on_frame runs there too, through `post_to_daemon`. Sockets and timers run
+// on strands of their own (one per connection, one for the listener), so a
+// busy daemon never delays a socket and a stalled peer never delays anyone.
+// Outstanding handlers own what they touch: destroying the Transport with
+// connections open is safe, and `io` runs out of work once they finish.
+// No Asio type appears here (it costs every includer ~1.5 s to compile).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "common/server_id.h"
+#include "node/transport_settings.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace mesh::node {
+
+// Runs `task` on the daemon's strand, later, never inline. The daemon passes
+//   [strand](std::function<void()> task) { boost::asio::post(strand, std::move(task)); }
+// Thread-safe: the transport calls it from its own strands.
+using DaemonPost = std::function<void(std::function<void()> task)>;
+
+class Transport {
+ public:
+  // `io`: where sockets and timers run (any number of threads); it must
+  // outlive the Transport and every handler it leaves behind.
+  // `post_to_daemon`: how a received frame reaches the daemon's strand;
+  // on_frame(frame) runs there with each whole frame, in the order of its
+  // connection. `jitter_seed`: seeds the reconnect jitter (one mesh::Rng per peer).
+  Transport(boost::asio::io_context& io, DaemonPost post_to_daemon, TransportSettings settings,
+            std::uint64_t jitter_seed, std::function<void(Bytes frame)> on_frame);
+  ~Transport();  // stop()
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Binds settings.listen (SO_REUSEADDR) and starts accepting. Returns the
+  // bound address (the real port when port 0 was asked); an error names the
+  // address and the reason. REQUIRES: not started, not stopped.
+  Result<Endpoint, TransportError> start();
+
+  // Queues `frame` for `peer`, whose transport listens at `to`; never blocks.
+  // Connects on demand; frames wait while the peer is down, up to
+  // queue_bytes_max per peer, beyond which new frames are dropped and
+  // counted. Takes the frame; after stop() or before start(): dropped.
+  void send(const ServerId& peer, const Endpoint& to, Bytes frame);
+
+  // The roster changed: closes the links of every peer not in `peers` and
+  // drops their queued frames (the core's SYNC repairs what is lost).
+  void retain_peers(const std::vector<ServerId>& peers);
+
+  // Stops accepting, closes every connection, cancels every timer; frames
+  // received afterwards are not delivered. Idempotent.
+  void stop();
+
+  // Counters and the per-peer links (sorted by peer id).
+  TransportStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mesh::node

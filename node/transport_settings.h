@@ -1,0 +1,101 @@
+// The gossip transport's settings, error values and counters
+// (docs/PROTOCOL.md, "2a. Transport"). Plain values: no Asio here, so the
+// daemon's config and status code can include this header cheaply.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/server_id.h"
+#include "common/time.h"
+#include "gossip/config.h"
+#include "record/roster.h"
+
+namespace mesh::node {
+
+// Every bound of the transport, and what happens at it.
+struct TransportSettings {
+  Endpoint listen;                  // IP literal ("0.0.0.0", "::", "10.0.0.5") and port; port 0 = any
+  std::string source_address;       // IP literal outgoing connections bind to; "" = any
+  DurationMs connect_timeout_ms = 5'000;   // resolve + connect of one attempt; then backoff
+  DurationMs idle_timeout_ms = 300'000;    // no whole frame either way this long: close
+  DurationMs read_timeout_ms = 30'000;     // a frame started must be read whole within this (slowloris);
+                                           // an accepted connection must deliver its first frame within it
+  DurationMs write_timeout_ms = 30'000;    // a frame handed to the socket must be written within this
+  std::size_t queue_bytes_max = 8u << 20;  // per peer; at the bound new frames are dropped and counted
+  DurationMs backoff_min_ms = 1'000;       // reconnect delay after the first failure: [min, 2 min]
+  DurationMs backoff_max_ms = 60'000;      // ceiling of the exponential backoff
+  std::size_t inbound_connections_max = 512;  // accepted connections at once; beyond: refused, counted
+  std::size_t peer_links_max = kRosterServersMax;  // outgoing links at once; beyond: frame dropped, counted
+  std::size_t frame_bytes_max = gossip::kFrameBytesMax;  // larger (or empty) announced frames close the connection
+};
+
+// Transport errors, by what failed. Append-only.
+enum class TransportError {
+  bad_address,     // listen or source address is not an IP literal
+  bind_failed,     // the listen address cannot be bound (in use, not ours, no permission)
+  listen_failed,   // listen() refused
+  not_idle,        // start() after start() or stop()
+};
+
+// Every counter with its one-line meaning (docs/PROTOCOL.md, "2a. Transport").
+// Monotonic for the life of one Transport.
+#define MESH_TRANSPORT_COUNTERS(X)                                                              \
+  X(frames_sent)                  /* frames written whole to an outgoing connection */        \
+  X(bytes_sent)                   /* frame bytes written (prefixes excluded) */               \
+  X(frames_received)              /* frames read whole on any connection, handed to on_frame */ \
+  X(bytes_received)               /* frame bytes read whole (prefixes excluded) */            \
+  X(frames_dropped_queue_full)    /* send(): the peer's queue was at queue_bytes_max */       \
+  X(frames_dropped_oversize)      /* send(): an empty frame or one above frame_bytes_max */   \
+  X(frames_dropped_stopped)       /* send() before start() succeeded or after stop() */      \
+  X(frames_dropped_links_full)    /* send(): a new peer while peer_links_max links exist */   \
+  X(frames_dropped_link_closed)   /* queued frames discarded by retain_peers() or stop() */   \
+  X(frames_oversize)              /* a prefix announced 0 or > frame_bytes_max: connection closed */ \
+  X(frames_read_timeout)          /* a frame started was not whole within read_timeout_ms: closed */ \
+  X(frames_write_timeout)         /* a frame was not written within write_timeout_ms: closed */ \
+  X(connect_attempts)             /* outgoing attempts started (resolve + connect) */         \
+  X(connect_failures)             /* attempts that failed (resolve, refused, timeout): backoff follows */ \
+  X(connect_timeouts)             /* of those, attempts abandoned at connect_timeout_ms */    \
+  X(connections_opened)           /* outgoing connections established */                       \
+  X(connections_accepted)         /* inbound connections accepted and served */               \
+  X(inbound_refused)              /* inbound connections closed at once: inbound_connections_max open */ \
+  X(inbound_silent_closed)        /* accepted connections closed: no whole frame within read_timeout_ms */ \
+  X(connections_idle_closed)      /* closed after idle_timeout_ms with no frame either way */ \
+  X(connections_closed_by_peer)   /* the other side closed (EOF) */                           \
+  X(connections_closed_error)     /* a read, write or socket error closed the connection */   \
+  X(links_retired)                /* outgoing links closed because retain_peers() left them out */ \
+  X(accept_errors)                /* accept() failed (e.g. out of descriptors); retried after a pause */
+
+struct TransportCounters {
+#define MESH_TRANSPORT_COUNTER_FIELD(name) std::uint64_t name = 0;
+  MESH_TRANSPORT_COUNTERS(MESH_TRANSPORT_COUNTER_FIELD)
+#undef MESH_TRANSPORT_COUNTER_FIELD
+
+  // Calls fn(const char* name, std::uint64_t value) for every counter, in declaration order.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+#define MESH_TRANSPORT_COUNTER_VISIT(name) fn(#name, name);
+    MESH_TRANSPORT_COUNTERS(MESH_TRANSPORT_COUNTER_VISIT)
+#undef MESH_TRANSPORT_COUNTER_VISIT
+  }
+};
+
+// The state of one outgoing link (one per peer the core sends to).
+struct PeerLinkStats {
+  ServerId peer;
+  Endpoint endpoint;               // where the link connects (the last `to` given to send)
+  bool connected = false;          // an outgoing TCP connection is open
+  UnixMs last_frame_ms = 0;        // last frame written or read on this link; 0 = never
+  std::size_t queued_bytes = 0;    // frame bytes waiting (including the one being written)
+  std::uint32_t connect_failures_in_row = 0;  // failed attempts since the last frame written
+};
+
+struct TransportStats {
+  TransportCounters counters;
+  std::vector<PeerLinkStats> peers;  // sorted by peer id
+  std::size_t inbound_connections = 0;
+};
+
+}  // namespace mesh::node
