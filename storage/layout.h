@@ -29,6 +29,9 @@ inline constexpr unsigned kDatabasesMax = 4;
 inline constexpr std::string_view kSchemaVersionKey = "schema_version";
 inline constexpr std::string_view kRosterKey = "current";
 inline constexpr std::string_view kBootCounterKey = "boot_counter";
+// The node a data dir belongs to: its id, a NUL, its 32-byte public key
+// (node/lmdb_agent_store.h writes it once and checks it at every start).
+inline constexpr std::string_view kNodeIdentityKey = "node/identity";
 
 // Maxima checked before anything is written (StoreError::too_large /
 // invalid_argument). Records and the roster are kept as received, so they

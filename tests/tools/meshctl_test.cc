@@ -282,3 +282,62 @@ TEST_CASE("records on a directory without a store exits 2 and creates nothing") 
   CHECK(r.err.find(dir.file("nothing")) != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.file("nothing")));
 }
+
+namespace {
+
+// Puts a state value into the store of fill_store().
+void put_state(const TempDir& dir, const std::string& key, const std::string& value) {
+  auto store = mesh::Store::open(dir.file("data"), {});
+  REQUIRE(store.ok());
+  auto txn = (*store)->begin_write();
+  REQUIRE(txn.ok());
+  REQUIRE(txn->put_state(key, mesh::as_bytes(value)).ok());
+  REQUIRE(txn->commit().ok());
+}
+
+}  // namespace
+
+TEST_CASE("status shows the verdicts the daemon stored, with countries from the roster") {
+  TempDir dir;
+  Operator op = make_operator(dir);
+  fill_store(dir, op);
+  auto none = meshctl({"status", "--data", dir.file("data")});
+  CHECK(none.exit_code == 1);
+  CHECK(none.err.find("holds no verdicts yet") != std::string::npos);
+  put_state(dir, "agent/verdicts",
+            R"J({"epoch":0,"grace":false,"now_ms":1700000000000,"reports_ignored":0,"roster_version":3,)J"
+            R"J("routes":[{"degraded":false,"degraded_reason":"","id":"eu","members":["a","c"]}],)J"
+            R"J("servers":[{"badges":[],"by_country":[{"country":"FR","eligible":1,"failing":1,"missing":0},)J"
+            R"J({"country":"NL","eligible":1,"failing":1,"missing":0}],"caption":"Unreachable from your servers (2 of 2 servers can't see it)",)J"
+            R"J("discarded":0,"eligible":2,"failing":2,"flags":["unreachable"],"id":"b","last_report_ms":1700000000000,)J"
+            R"J("missing":0,"quorum":2,"self_check_reason":"","status":"unreachable"}],"unreliable_observers":[]})J");
+  auto shown = meshctl({"status", "--data", dir.file("data")});
+  CHECK(shown.exit_code == 0);
+  CHECK(shown.out.find("b                NL      unreachable  FR 1/1 NL 1/1") != std::string::npos);
+  CHECK(shown.out.find("eu               no        a, c") != std::string::npos);
+  CHECK(shown.out.find("2023-11-14T22:13:20Z") != std::string::npos);
+  auto json = meshctl({"status", "--json", "--data", dir.file("data")});
+  CHECK(json.exit_code == 0);
+  CHECK(json.out.find("\"status\": \"unreachable\"") != std::string::npos);
+  put_state(dir, "agent/verdicts", "{\"servers\": 7");
+  auto broken = meshctl({"status", "--data", dir.file("data")});
+  CHECK(broken.exit_code == 2);
+  CHECK(broken.err.find("not a verdict snapshot") != std::string::npos);
+  put_state(dir, "agent/verdicts", R"({"servers": [{"id": 5}]})");
+  auto wrong = meshctl({"status", "--data", dir.file("data")});
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.err.find("not the documented layout") != std::string::npos);
+}
+
+TEST_CASE("mesh shows the node's roster version, reports and volume account") {
+  TempDir dir;
+  Operator op = make_operator(dir);
+  fill_store(dir, op);
+  auto shown = meshctl({"mesh", "--json", "--data", dir.file("data")});
+  CHECK(shown.exit_code == 0);
+  CHECK(shown.out.find("\"roster_version\": 3") != std::string::npos);
+  CHECK(shown.out.find("\"reports\": 3") != std::string::npos);
+  CHECK(shown.out.find("\"cap\": 209715200") != std::string::npos);
+  auto missing = meshctl({"mesh", "--data", dir.file("nothing")});
+  CHECK(missing.exit_code == 2);
+}

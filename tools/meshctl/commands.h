@@ -38,4 +38,18 @@ struct RecordsOptions {
 };
 int run_records(const RecordsOptions& options);
 
+struct StatusOptions {
+  std::string data_dir;
+  bool json = false;
+};
+// The verdicts the node's daemon last stored (docs/STORAGE.md, "Agent state").
+int run_status(const StatusOptions& options);
+
+struct MeshOptions {
+  std::string data_dir;
+  bool json = false;
+};
+// The node itself as its store records it: identity, roster, volume today.
+int run_mesh(const MeshOptions& options);
+
 }  // namespace mesh::ctl

@@ -38,6 +38,18 @@ void add_records(CLI::App& app, mesh::ctl::RecordsOptions& options) {
   cmd->add_flag("--json", options.json, "Print JSON");
 }
 
+void add_status(CLI::App& app, mesh::ctl::StatusOptions& options) {
+  auto* cmd = app.add_subcommand("status", "Show the verdicts a node's daemon computed (from its store)");
+  cmd->add_option("--data", options.data_dir, "meshnode data directory")->required();
+  cmd->add_flag("--json", options.json, "Print the stored snapshot as JSON");
+}
+
+void add_mesh(CLI::App& app, mesh::ctl::MeshOptions& options) {
+  auto* cmd = app.add_subcommand("mesh", "Show what a node's store says of the node: roster, volume today");
+  cmd->add_option("--data", options.data_dir, "meshnode data directory")->required();
+  cmd->add_flag("--json", options.json, "Print JSON");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,7 +59,11 @@ int main(int argc, char** argv) {
   mesh::ctl::RosterSignOptions sign;
   mesh::ctl::RosterShowOptions show;
   mesh::ctl::RecordsOptions records;
+  mesh::ctl::StatusOptions status;
+  mesh::ctl::MeshOptions mesh_options;
   add_keygen(app, keygen);
+  add_status(app, status);
+  add_mesh(app, mesh_options);
   add_roster(app, sign, show);
   add_records(app, records);
   try {
@@ -60,6 +76,8 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("keygen")) return mesh::ctl::run_keygen(keygen);
   if (app.got_subcommand("records")) return mesh::ctl::run_records(records);
+  if (app.got_subcommand("status")) return mesh::ctl::run_status(status);
+  if (app.got_subcommand("mesh")) return mesh::ctl::run_mesh(mesh_options);
   auto* roster = app.get_subcommand("roster");
   if (roster->got_subcommand("sign")) return mesh::ctl::run_roster_sign(sign);
   return mesh::ctl::run_roster_show(show);

@@ -1,0 +1,285 @@
+// The daemon: start-up, the tick, signals, shutdown.
+#include "node/daemon.h"
+
+#include <boost/asio/post.hpp>
+#include <sodium.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sys/stat.h>
+
+#include "node/daemon_impl.h"
+#include "node/log.h"
+
+namespace mesh::node {
+namespace {
+
+// The roster file: the raw bytes of a signed roster record, as written by
+// `meshctl roster sign`. Only a regular file, at most one record's size.
+Result<std::optional<Bytes>, ConfigError> read_roster_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return std::optional<Bytes>{};
+    return make_error(ConfigError::unreadable, "roster file '" + path + "': " + std::strerror(errno));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return make_error(ConfigError::unreadable, "roster file '" + path + "' is not a regular file");
+  }
+  if (static_cast<std::uint64_t>(info.st_size) > kRecordBytesMax) {
+    return make_error(ConfigError::too_large, "roster file '" + path + "' is larger than " +
+                                                  std::to_string(kRecordBytesMax) + " bytes");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ConfigError::unreadable, "roster file '" + path + "' cannot be opened");
+  Bytes raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (raw.size() > kRecordBytesMax) {
+    return make_error(ConfigError::too_large, "roster file '" + path + "' grew past the limit");
+  }
+  return std::optional<Bytes>(std::move(raw));
+}
+
+TransportSettings transport_settings(const GossipConfig& gossip) {
+  TransportSettings settings;
+  settings.listen = gossip.listen;
+  settings.source_address = gossip.source_address;
+  settings.connect_timeout_ms = gossip.connect_timeout_ms;
+  settings.idle_timeout_ms = gossip.idle_timeout_ms;
+  settings.queue_bytes_max = gossip.queue_bytes_max;
+  settings.backoff_min_ms = gossip.backoff_min_ms;
+  settings.backoff_max_ms = gossip.backoff_max_ms;
+  return settings;
+}
+
+ProbeSettings probe_settings(const ProbeConfig& probe) {
+  ProbeSettings settings;
+  settings.connect_timeout_ms = probe.connect_timeout_ms;
+  settings.tls_timeout_ms = probe.tls_timeout_ms;
+  settings.source_address = probe.source_address;
+  settings.concurrent_max = probe.concurrent_max;
+  return settings;
+}
+
+std::uint64_t os_random_seed() {
+  std::uint64_t seed = 0;
+  randombytes_buf(&seed, sizeof seed);
+  return seed;
+}
+
+}  // namespace
+
+Daemon::Daemon(NodeConfig config, std::string config_path)
+    : config_(std::move(config)),
+      config_path_(std::move(config_path)),
+      strand_(boost::asio::make_strand(io_)),
+      tick_timer_(strand_),
+      signals_(strand_, SIGINT, SIGTERM, SIGHUP) {}
+
+Daemon::~Daemon() = default;
+
+UnixMs Daemon::wall_now() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Key, store, agent, transport, prober. An error here is the operator's
+// to fix; its message says what and where.
+Status<ConfigError> Daemon::open() {
+  if (sodium_init() < 0) return make_error(ConfigError::unreadable, "libsodium failed to initialise");
+  auto key = load_secret_key_file(config_.key_file);
+  if (!key) return make_error(ConfigError::unreadable, "key file '" + config_.key_file + "': " + key.message());
+  auto store = LmdbAgentStore::open(config_.data_dir, config_.node_id, key->public_key());
+  if (!store) return make_error(ConfigError::unreadable, store.message());
+  store_ = std::move(store.value());
+  auto boot = store_->next_boot_counter();
+  if (!boot) return make_error(ConfigError::unreadable, boot.message());
+  agent::AgentConfig agent_config;
+  agent_config.core.self = config_.node_id;
+  agent_config.core.node_key = key.value();
+  agent_config.core.operator_key = config_.operator_key;
+  agent_config.core.boot_counter = boot.value();
+  agent_config.tls_every = config_.probe.tls_every;
+  agent_config.probes_in_flight_max = config_.probe.concurrent_max;
+  agent_config.volume_cap_bytes_per_day = config_.volume.cap_bytes_per_day;
+  agent_ = std::make_unique<agent::Agent>(agent_config, os_random_seed());
+  auto stored = store_->load();
+  if (!stored) return make_error(ConfigError::unreadable, "data dir: " + store_->last_error());
+  auto started = agent_->start(stored.value(), wall_now());
+  if (!started) {
+    return make_error(ConfigError::unreadable,
+                      "data dir '" + config_.data_dir + "': " + started.message());
+  }
+  transport_ = std::make_unique<Transport>(
+      io_, [this](std::function<void()> task) { boost::asio::post(strand_, std::move(task)); },
+      transport_settings(config_.gossip), os_random_seed(), [this](Bytes frame) {
+        if (!stopping_) apply(agent_->on_frame(frame, wall_now()));
+      });
+  auto listening = transport_->start();
+  if (!listening) return make_error(ConfigError::bad_value, "[gossip] listen: " + listening.message());
+  prober_ = std::make_unique<Prober>(io_, probe_settings(config_.probe));
+  log_event(LogLevel::info, "start",
+            "node " + config_.node_id + " started: boot " + std::to_string(boot.value()) + ", " +
+                std::to_string(stored->records.size()) + " records from " + config_.data_dir +
+                ", gossip on " + format_endpoint(listening.value()),
+            {{"node", config_.node_id}, {"boot", std::to_string(boot.value())},
+             {"records", std::to_string(stored->records.size())},
+             {"gossip_listen", format_endpoint(listening.value())}});
+  apply(std::move(started.value()));
+  return Ok{};
+}
+
+void Daemon::offer_roster_file() {
+  auto file = read_roster_file(config_.roster_file);
+  if (!file) {
+    log_event(LogLevel::warn, "roster", file.message());
+    return;
+  }
+  const Roster* held = agent_->roster();
+  if (!file->has_value()) {
+    if (held == nullptr) {
+      log_event(LogLevel::warn, "roster",
+                "no roster: '" + config_.roster_file + "' does not exist and the store holds none; "
+                "install the signed roster there and send SIGHUP");
+    }
+    return;
+  }
+  auto offered = agent_->offer_record(**file, wall_now());
+  if (offered) {
+    apply(std::move(offered.value()));
+    return;
+  }
+  if (offered.code() == RecordError::stale && held != nullptr) {
+    log_event(LogLevel::info, "roster",
+              "roster file '" + config_.roster_file + "' is not newer than the roster held (version " +
+                  std::to_string(agent_->roster()->version) + ")");
+    return;
+  }
+  log_event(LogLevel::error, "roster",
+            "roster file '" + config_.roster_file + "' refused: " + offered.message(),
+            {{"reason", to_string(offered.code())}});
+}
+
+void Daemon::schedule_tick() {
+  const auto interval = std::chrono::milliseconds(agent::AgentConfig{}.core.tick_interval_ms);
+  const auto now = std::chrono::steady_clock::now();
+  next_tick_ += interval;
+  if (next_tick_ < now) next_tick_ = now + interval;  // fell behind: no burst
+  tick_timer_.expires_at(next_tick_);
+  tick_timer_.async_wait([this](const boost::system::error_code& error) {
+    if (error || stopping_) return;
+    on_tick();
+  });
+}
+
+void Daemon::on_tick() {
+  check_clock();
+  apply(agent_->on_tick(wall_now()));
+  if (wall_now() >= next_status_log_ms_) {
+    next_status_log_ms_ = wall_now() + kStatusLogIntervalMs;
+    log_status();
+  }
+  if (!stopping_) schedule_tick();
+}
+
+// The wall clock against the monotonic one: a step (NTP, an operator) moves
+// the probe times the agent holds with it.
+void Daemon::check_clock() {
+  const auto mono = std::chrono::steady_clock::now();
+  const UnixMs wall = wall_now();
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(mono - last_mono_).count();
+  const DurationMs jump = wall - (last_wall_ + elapsed);
+  last_mono_ = mono;
+  last_wall_ = wall;
+  if (jump > kClockJumpMs || jump < -kClockJumpMs) {
+    agent_->on_clock_jump(jump);
+    log_event(LogLevel::warn, "clock_jump",
+              "the wall clock jumped by " + std::to_string(jump) + " ms; probe times moved with it",
+              {{"delta_ms", std::to_string(jump)}});
+  }
+}
+
+void Daemon::wait_signals() {
+  signals_.async_wait([this](const boost::system::error_code& error, int signal) {
+    if (error) return;
+    on_signal(signal);
+    if (!stopping_) wait_signals();
+  });
+}
+
+void Daemon::on_signal(int signal) {
+  if (signal == SIGHUP) {
+    reload();
+    return;
+  }
+  log_event(LogLevel::info, "stop", std::string("stopping on ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT"));
+  shutdown(kExitOk, true);
+}
+
+// SIGHUP: the roster file and the log level, re-read.
+void Daemon::reload() {
+  auto reread = load_node_config(config_path_);
+  if (reread) {
+    config_.log.level = reread->log.level;
+    set_log_level(config_.log.level);
+  } else {
+    log_event(LogLevel::error, "reload", "config not re-read: " + reread.message());
+  }
+  log_event(LogLevel::info, "reload", "SIGHUP: roster file and log level re-read",
+            {{"log_level", to_string(config_.log.level)}});
+  offer_roster_file();
+}
+
+// Stop everything that brings new work (listener and links, timers,
+// probes in flight, a self-check's child process), store what the agent
+// holds, close LMDB, then leave the loop once the handlers already queued
+// have run. Every step is bounded, so meshnode exits within kShutdownMs.
+void Daemon::shutdown(int exit_code, bool flush) {
+  if (stopping_) return;
+  stopping_ = true;
+  exit_code_ = exit_code;
+  tick_timer_.cancel();
+  signals_.cancel();
+  transport_->stop();
+  prober_->cancel_all();
+  if (flush) {
+    auto flushed = agent_->flush(wall_now());
+    if (!store_->apply(flushed.store)) {
+      log_event(LogLevel::error, "storage", "final flush failed: " + store_->last_error());
+      exit_code_ = kExitFailure;
+    }
+  }
+  store_.reset();  // LMDB closed: nothing is written after this point
+  if (self_checker_) self_checker_->shutdown();
+  // Handlers already queued (sockets closing, probes cancelled) run first.
+  boost::asio::post(strand_, [this] { io_.stop(); });
+}
+
+int Daemon::run() {
+  auto opened = open();
+  if (!opened) {
+    log_event(LogLevel::error, "start", opened.message());
+    std::cerr << "meshnode: " << opened.message() << "\n";
+    return kExitFailure;
+  }
+  last_mono_ = std::chrono::steady_clock::now();
+  last_wall_ = wall_now();
+  offer_roster_file();
+  wait_signals();
+  next_tick_ = std::chrono::steady_clock::now();
+  schedule_tick();
+  io_.run();
+  return exit_code_;
+}
+
+int run_daemon(const NodeConfig& config, const std::string& config_path) {
+  set_log_format(config.log.format);
+  set_log_level(config.log.level);
+  Daemon daemon(config, config_path);
+  return daemon.run();
+}
+
+}  // namespace mesh::node

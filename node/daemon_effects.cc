@@ -1,0 +1,163 @@
+// The daemon: carrying out the agent's effects, in the order the agent
+// requires (store, then send, probe, self-check), and feeding back what the
+// prober and the self-checker find. Everything here runs on the strand.
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+
+#include "node/daemon_impl.h"
+#include "node/log.h"
+#include "node/verdict_log.h"
+
+namespace mesh::node {
+
+void Daemon::apply(agent::AgentEffects&& effects) {
+  if (stopping_) return;
+  // Nothing that depends on the batch leaves before it is durable.
+  if (!effects.store.empty() && !store_->apply(effects.store)) {
+    log_event(LogLevel::error, "storage",
+              "cannot write to the data dir, stopping: " + store_->last_error());
+    shutdown(kExitFailure, false);
+    return;
+  }
+  if (effects.roster_changed) on_roster_changed();
+  if (const Roster* roster = agent_->roster(); roster != nullptr) {
+    for (gossip::Outgoing& out : effects.send) {
+      const ServerEntry& peer = roster->servers[out.to];
+      transport_->send(peer.id, peer.gossip, std::move(out.frame));
+    }
+  }
+  for (const agent::ProbeRequest& request : effects.probes) start_probe(request);
+  if (effects.self_check_due) run_self_check();
+  if (effects.verdicts) {
+    for (const LogLine& line : verdict_transitions(logged_verdicts_.get(), *effects.verdicts)) {
+      log_event(line.level, line.event, line.message, line.fields);
+    }
+    logged_verdicts_ = effects.verdicts;
+  }
+}
+
+void Daemon::start_probe(const agent::ProbeRequest& request) {
+  prober_->start(request, [this](agent::ProbeOutcome outcome) {
+    boost::asio::post(strand_, [this, outcome = std::move(outcome)] {
+      if (stopping_) return;  // a cancelled probe says nothing about its target
+      note_probe(outcome);
+      apply(agent_->on_probe_outcome(outcome, wall_now()));
+    });
+  });
+}
+
+void Daemon::run_self_check() {
+  if (!self_checker_) {
+    // Not a member of the roster (or none held): nothing to check yet.
+    return;
+  }
+  self_checker_->run([this](agent::SelfCheckOutcome outcome) {
+    boost::asio::post(strand_, [this, outcome = std::move(outcome)] {
+      if (stopping_) return;
+      note_self_check(outcome);
+      apply(agent_->on_self_check(outcome, wall_now()));
+    });
+  });
+}
+
+// The links to peers that left, and the self-check's listener (this node's
+// probe endpoint in the roster unless the config names one).
+void Daemon::on_roster_changed() {
+  const Roster& roster = *agent_->roster();
+  std::vector<ServerId> members;
+  for (const ServerEntry& server : roster.servers) {
+    if (server.id != config_.node_id) members.push_back(server.id);
+  }
+  transport_->retain_peers(members);
+  const ServerEntry* self = roster.find(config_.node_id);
+  log_event(self != nullptr ? LogLevel::info : LogLevel::warn, "roster",
+            "roster version " + std::to_string(roster.version) + " accepted: " +
+                std::to_string(roster.servers.size()) + " servers" +
+                (self != nullptr ? "" : "; this node (" + config_.node_id + ") is not in it"),
+            {{"roster_version", std::to_string(roster.version)},
+             {"servers", std::to_string(roster.servers.size())}});
+  if (self == nullptr) {
+    self_checker_.reset();
+    self_check_target_.reset();
+    return;
+  }
+  const Endpoint listener = config_.self_check.listener.value_or(self->probe);
+  const auto target = std::make_pair(listener, self->sni);
+  if (self_checker_ && self_check_target_ == target) return;
+  SelfCheckSettings settings;
+  settings.listener = listener;
+  settings.listener_tls = config_.self_check.listener_tls;
+  settings.listener_sni = self->sni;
+  settings.service = parse_service_spec(config_.self_check.service).value();
+  settings.exec_timeout_ms = config_.self_check.exec_timeout_ms;
+  settings.data_dir = config_.data_dir;
+  if (self_checker_) self_checker_->shutdown();
+  self_checker_ = std::make_unique<SelfChecker>(io_, settings);
+  self_check_target_ = target;
+}
+
+// One line when a target's probes start failing, change reason, or recover.
+void Daemon::note_probe(const agent::ProbeOutcome& outcome) {
+  auto it = probe_failing_.find(outcome.target);
+  const bool failed = outcome.failure != ProbeFailure::none;
+  if (failed && (it == probe_failing_.end() || it->second != outcome.failure)) {
+    log_event(LogLevel::info, "probe_failure",
+              "probes of " + outcome.target + " fail: " + to_string(outcome.failure),
+              {{"target", outcome.target}, {"reason", to_string(outcome.failure)},
+               {"tls", outcome.tls ? "true" : "false"}});
+    probe_failing_[outcome.target] = outcome.failure;
+  } else if (!failed && it != probe_failing_.end()) {
+    log_event(LogLevel::info, "probe_failure", "probes of " + outcome.target + " succeed again",
+              {{"target", outcome.target}, {"reason", "none"}});
+    probe_failing_.erase(it);
+  }
+}
+
+void Daemon::note_self_check(const agent::SelfCheckOutcome& outcome) {
+  const SelfCheck& now = outcome.self_check;
+  const bool ok = now.listener_ok && now.service_ok;
+  const bool was_ok = !last_self_check_ || (last_self_check_->listener_ok && last_self_check_->service_ok);
+  if (!ok && (was_ok || last_self_check_->reason != now.reason)) {
+    log_event(LogLevel::warn, "self_check", "this server is not well: " + now.reason,
+              {{"listener_ok", now.listener_ok ? "true" : "false"},
+               {"service_ok", now.service_ok ? "true" : "false"}, {"reason", now.reason}});
+  } else if (ok && !was_ok) {
+    log_event(LogLevel::info, "self_check", "listener and service are well again",
+              {{"listener_ok", "true"}, {"service_ok", "true"}});
+  }
+  last_self_check_ = now;
+}
+
+// Gossip links down or up again, and the volume account getting tight.
+void Daemon::log_status() {
+  for (const PeerLinkStats& link : transport_->stats().peers) {
+    const bool down = !link.connected && link.connect_failures_in_row > 0;
+    bool& was_down = link_down_[link.peer];
+    if (down && !was_down) {
+      was_down = true;
+      log_event(LogLevel::warn, "gossip_link",
+                "link to " + link.peer + " (" + format_endpoint(link.endpoint) + ") is down: " +
+                    std::to_string(link.connect_failures_in_row) + " failed connects",
+                {{"peer", link.peer}, {"up", "false"}});
+    } else if (was_down && link.connected) {
+      was_down = false;
+      log_event(LogLevel::info, "gossip_link", "link to " + link.peer + " is up again",
+                {{"peer", link.peer}, {"up", "true"}});
+    }
+  }
+  const agent::VolumeStatus volume = agent_->volume();
+  if (volume.tight != volume_tight_) {
+    volume_tight_ = volume.tight;
+    log_event(volume.tight ? LogLevel::warn : LogLevel::info, "volume",
+              volume.tight ? "daily volume cap is tight: probes slowed to one every " +
+                                 std::to_string(volume.probe_interval_ms / 1000) + " s per target (" +
+                                 std::to_string(volume.charged_bytes) + " of " +
+                                 std::to_string(volume.cap_bytes) + " bytes used today)"
+                           : "daily volume cap: probes back at the roster's interval",
+              {{"used_today", std::to_string(volume.charged_bytes)},
+               {"cap", std::to_string(volume.cap_bytes)}});
+  }
+}
+
+}  // namespace mesh::node

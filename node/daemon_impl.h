@@ -1,0 +1,96 @@
+// Internal: the Daemon behind run_daemon (daemon.h), split over daemon.cc
+// (start-up, ticks, signals, shutdown) and daemon_effects.cc (carrying out
+// the agent's effects, and the callbacks that feed it). Included by those
+// two files only: it pulls in Asio.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "node/agent/agent.h"
+#include "node/config.h"
+#include "node/daemon.h"
+#include "node/lmdb_agent_store.h"
+#include "node/prober.h"
+#include "node/self_check.h"
+#include "node/transport.h"
+
+namespace mesh::node {
+
+// How often the daemon looks at its links, volume and clock for log lines.
+inline constexpr DurationMs kStatusLogIntervalMs = 10'000;
+// A wall-clock step larger than this between two ticks is a jump.
+inline constexpr DurationMs kClockJumpMs = 2'000;
+// Shutdown: every step after SIGTERM finishes within this.
+inline constexpr DurationMs kShutdownMs = 2'000;
+
+class Daemon {
+ public:
+  Daemon(NodeConfig config, std::string config_path);
+  ~Daemon();
+  int run();
+
+ private:
+  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
+
+  // daemon.cc
+  Status<ConfigError> open();
+  void offer_roster_file();
+  void schedule_tick();
+  void on_tick();
+  void wait_signals();
+  void on_signal(int signal);
+  void reload();
+  void shutdown(int exit_code, bool flush);
+  void check_clock();
+  UnixMs wall_now() const;
+
+  // daemon_effects.cc
+  void apply(agent::AgentEffects&& effects);
+  void start_probe(const agent::ProbeRequest& request);
+  void run_self_check();
+  void on_roster_changed();
+  void note_probe(const agent::ProbeOutcome& outcome);
+  void note_self_check(const agent::SelfCheckOutcome& outcome);
+  void log_status();
+
+  NodeConfig config_;
+  std::string config_path_;
+  boost::asio::io_context io_;
+  Strand strand_;
+  boost::asio::steady_timer tick_timer_;
+  boost::asio::signal_set signals_;
+  std::chrono::steady_clock::time_point next_tick_;
+
+  std::unique_ptr<LmdbAgentStore> store_;
+  std::unique_ptr<agent::Agent> agent_;
+  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Prober> prober_;
+  std::unique_ptr<SelfChecker> self_checker_;
+  std::optional<std::pair<Endpoint, std::string>> self_check_target_;  // listener, SNI
+
+  bool stopping_ = false;
+  int exit_code_ = kExitOk;
+
+  // Clock-jump detection: the wall clock against the monotonic one.
+  std::chrono::steady_clock::time_point last_mono_;
+  UnixMs last_wall_ = 0;
+
+  // For log lines on changes only.
+  std::shared_ptr<const verdict::Evaluation> logged_verdicts_;
+  std::map<ServerId, ProbeFailure> probe_failing_;  // targets whose last probe failed
+  std::optional<SelfCheck> last_self_check_;
+  std::map<ServerId, bool> link_down_;
+  bool volume_tight_ = false;
+  UnixMs next_status_log_ms_ = 0;
+};
+
+}  // namespace mesh::node

@@ -1,0 +1,112 @@
+#include "node/verdict_log.h"
+
+#include <algorithm>
+#include <map>
+
+namespace mesh::node {
+namespace {
+
+std::string join(const std::vector<ServerId>& ids) {
+  std::string out;
+  for (const ServerId& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out.empty() ? "(none)" : out;
+}
+
+std::string split_by_country(const verdict::ServerVerdict& server) {
+  std::string out;
+  for (const auto& row : server.by_country) {
+    if (row.failing == 0) continue;
+    out += (out.empty() ? "" : ", ") + row.country + " " + std::to_string(row.failing) + "/" +
+           std::to_string(row.eligible);
+  }
+  return out;
+}
+
+LogLine server_line(const verdict::ServerVerdict* was, const verdict::ServerVerdict& now) {
+  const std::string from = was != nullptr ? verdict::to_string(was->status) : "unknown";
+  const std::string to = verdict::to_string(now.status);
+  LogLine line;
+  line.level = now.status == verdict::ServerStatus::ok ? LogLevel::info : LogLevel::warn;
+  line.event = "verdict";
+  line.message = now.id + ": " + from + " -> " + to;
+  if (!now.caption.empty()) line.message += ": " + now.caption;
+  const std::string split = split_by_country(now);
+  if (now.status == verdict::ServerStatus::unreachable && !split.empty()) {
+    line.message += "; failing witnesses by country: " + split;
+  }
+  if (!now.self_check_reason.empty()) line.message += " (" + now.self_check_reason + ")";
+  line.fields = {{"server", now.id}, {"from", from}, {"to", to}, {"caption", now.caption},
+                 {"failing", std::to_string(now.failing)}, {"eligible", std::to_string(now.eligible)},
+                 {"by_country", split}};
+  return line;
+}
+
+LogLine route_line(const verdict::RouteMembership* was, const verdict::RouteMembership& now) {
+  LogLine line;
+  line.level = now.degraded ? LogLevel::warn : LogLevel::info;
+  line.event = "route";
+  line.message = "route " + now.route_id + ": in rotation " + join(now.members);
+  if (was != nullptr) line.message += " (was " + join(was->members) + ")";
+  if (now.degraded) line.message += "; degraded: " + now.degraded_reason;
+  if (was != nullptr && was->degraded && !now.degraded) line.message += "; no longer degraded";
+  line.fields = {{"route", now.route_id}, {"members", join(now.members)},
+                 {"degraded", now.degraded ? "true" : "false"}};
+  return line;
+}
+
+}  // namespace
+
+std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
+                                         const verdict::Evaluation& after) {
+  std::vector<LogLine> lines;
+  std::map<std::string_view, const verdict::ServerVerdict*> was_server;
+  std::map<std::string_view, const verdict::RouteMembership*> was_route;
+  if (before != nullptr) {
+    for (const auto& server : before->servers) was_server[server.id] = &server;
+    for (const auto& route : before->routes) was_route[route.route_id] = &route;
+  }
+  std::size_t not_ok = 0;
+  for (const auto& server : after.servers) {
+    not_ok += server.status != verdict::ServerStatus::ok;
+    auto it = was_server.find(server.id);
+    const verdict::ServerVerdict* was = it == was_server.end() ? nullptr : it->second;
+    const bool changed = was == nullptr ? server.status != verdict::ServerStatus::ok
+                                        : was->status != server.status || was->caption != server.caption;
+    if (changed) lines.push_back(server_line(was, server));
+  }
+  for (const auto& route : after.routes) {
+    auto it = was_route.find(route.route_id);
+    const verdict::RouteMembership* was = it == was_route.end() ? nullptr : it->second;
+    const bool changed = was == nullptr ? route.degraded
+                                        : was->members != route.members || was->degraded != route.degraded;
+    if (changed) lines.push_back(route_line(was, route));
+  }
+  const std::vector<ServerId> none;
+  const auto& was_unreliable = before != nullptr ? before->unreliable_observers : none;
+  for (const ServerId& id : after.unreliable_observers) {
+    if (std::find(was_unreliable.begin(), was_unreliable.end(), id) != was_unreliable.end()) continue;
+    lines.push_back({LogLevel::warn, "unreliable_observer",
+                     id + ": its votes are discarded (it fails to reach too many of its targets)",
+                     {{"server", id}, {"unreliable", "true"}}});
+  }
+  for (const ServerId& id : was_unreliable) {
+    if (std::find(after.unreliable_observers.begin(), after.unreliable_observers.end(), id) !=
+        after.unreliable_observers.end()) {
+      continue;
+    }
+    lines.push_back({LogLevel::info, "unreliable_observer", id + ": its votes count again",
+                     {{"server", id}, {"unreliable", "false"}}});
+  }
+  if (before == nullptr || before->roster_version != after.roster_version) {
+    lines.push_back({LogLevel::info, "verdicts",
+                     "roster version " + std::to_string(after.roster_version) + ": " +
+                         std::to_string(after.servers.size()) + " servers, " +
+                         std::to_string(after.servers.size() - not_ok) + " ok",
+                     {{"roster_version", std::to_string(after.roster_version)},
+                      {"servers", std::to_string(after.servers.size())},
+                      {"not_ok", std::to_string(not_ok)}}});
+  }
+  return lines;
+}
+
+}  // namespace mesh::node
