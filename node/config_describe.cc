@@ -4,28 +4,10 @@
 #include <string>
 
 #include "node/config.h"
+#include "record/roster_toml.h"
 
 namespace mesh::node {
 namespace {
-
-// A TOML basic string: quotes, backslashes and control characters escaped.
-std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    auto b = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (b < 0x20 || b == 0x7f) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", b);
-      out += escape;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 std::string line(std::string_view key, const std::string& value) {
   return std::string(key) + " = " + value + "\n";
@@ -38,14 +20,14 @@ std::string boolean(bool value) { return value ? "true" : "false"; }
 
 std::string describe_config(const NodeConfig& c) {
   std::string out = "# meshnode config, defaults filled in (docs/CONFIG.md)\n";
-  out += line("node_id", quoted(c.node_id));
-  out += line("key_file", quoted(c.key_file));
-  out += line("operator_key", quoted(public_key_to_hex(c.operator_key)));
-  out += line("data_dir", quoted(c.data_dir));
-  out += line("roster_file", quoted(c.roster_file));
+  out += line("node_id", toml_quoted(c.node_id));
+  out += line("key_file", toml_quoted(c.key_file));
+  out += line("operator_key", toml_quoted(public_key_to_hex(c.operator_key)));
+  out += line("data_dir", toml_quoted(c.data_dir));
+  out += line("roster_file", toml_quoted(c.roster_file));
   out += "\n[gossip]\n";
-  out += line("listen", quoted(format_endpoint(c.gossip.listen)));
-  out += line("source_address", quoted(c.gossip.source_address));
+  out += line("listen", toml_quoted(format_endpoint(c.gossip.listen)));
+  out += line("source_address", toml_quoted(c.gossip.source_address));
   out += line("connect_timeout_ms", number(c.gossip.connect_timeout_ms));
   out += line("idle_timeout_ms", number(c.gossip.idle_timeout_ms));
   out += line("queue_bytes_max", number(static_cast<std::int64_t>(c.gossip.queue_bytes_max)));
@@ -56,18 +38,18 @@ std::string describe_config(const NodeConfig& c) {
   out += line("connect_timeout_ms", number(c.probe.connect_timeout_ms));
   out += line("tls_timeout_ms", number(c.probe.tls_timeout_ms));
   out += line("concurrent_max", number(c.probe.concurrent_max));
-  out += line("source_address", quoted(c.probe.source_address));
+  out += line("source_address", toml_quoted(c.probe.source_address));
   out += "\n[self_check]\n";
-  out += line("listener", quoted(c.self_check.listener ? format_endpoint(*c.self_check.listener)
+  out += line("listener", toml_quoted(c.self_check.listener ? format_endpoint(*c.self_check.listener)
                                                        : std::string()));
   out += line("listener_tls", boolean(c.self_check.listener_tls));
-  out += line("service", quoted(c.self_check.service));
+  out += line("service", toml_quoted(c.self_check.service));
   out += line("exec_timeout_ms", number(c.self_check.exec_timeout_ms));
   out += "\n[volume]\n";
   out += line("cap_bytes_per_day", number(static_cast<std::int64_t>(c.volume.cap_bytes_per_day)));
   out += "\n[log]\n";
-  out += line("format", quoted(to_string(c.log.format)));
-  out += line("level", quoted(to_string(c.log.level)));
+  out += line("format", toml_quoted(to_string(c.log.format)));
+  out += line("level", toml_quoted(to_string(c.log.level)));
   return out;
 }
 

@@ -202,7 +202,9 @@ Parsed read_roster(const toml::table& root, std::uint64_t override_or_0) {
   return roster;
 }
 
-std::string quoted(std::string_view text) {
+}  // namespace
+
+std::string toml_quoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     auto b = static_cast<unsigned char>(c);
@@ -219,8 +221,6 @@ std::string quoted(std::string_view text) {
   }
   return out + "\"";
 }
-
-}  // namespace
 
 Result<Roster, RosterError> roster_from_toml(std::string_view text,
                                              std::uint64_t version_override_or_0) {
@@ -246,14 +246,14 @@ std::string roster_to_toml(const Roster& roster) {
     out += std::string(spec.name) + " = " + std::to_string(spec.get(roster.params)) + "\n";
   }
   for (const Route& route : roster.routes) {
-    out += "\n[[routes]]\nid = " + quoted(route.id) + "\nname = " + quoted(route.name) + "\n";
+    out += "\n[[routes]]\nid = " + toml_quoted(route.id) + "\nname = " + toml_quoted(route.name) + "\n";
   }
   for (const ServerEntry& s : roster.servers) {
-    out += "\n[[servers]]\nid = " + quoted(s.id) + "\ncountry = " + quoted(s.country) +
-           "\nprobe = " + quoted(format_endpoint(s.probe)) + "\nsni = " + quoted(s.sni) +
-           "\ngossip = " + quoted(format_endpoint(s.gossip)) +
-           "\nkey = " + quoted(public_key_to_hex(s.key)) + "\nroutes = [";
-    for (std::size_t i = 0; i < s.routes.size(); ++i) out += (i ? ", " : "") + quoted(s.routes[i]);
+    out += "\n[[servers]]\nid = " + toml_quoted(s.id) + "\ncountry = " + toml_quoted(s.country) +
+           "\nprobe = " + toml_quoted(format_endpoint(s.probe)) + "\nsni = " + toml_quoted(s.sni) +
+           "\ngossip = " + toml_quoted(format_endpoint(s.gossip)) +
+           "\nkey = " + toml_quoted(public_key_to_hex(s.key)) + "\nroutes = [";
+    for (std::size_t i = 0; i < s.routes.size(); ++i) out += (i ? ", " : "") + toml_quoted(s.routes[i]);
     out += "]\n";
   }
   return out;

@@ -23,6 +23,10 @@ inline constexpr std::size_t kRosterTomlBytesMax = 8 * 1024 * 1024;
 Result<Roster, RosterError> roster_from_toml(std::string_view text,
                                              std::uint64_t version_override_or_0);
 
+// A TOML basic string: `text` in double quotes, with quotes, backslashes and
+// control characters escaped (\uXXXX). Shared by every TOML writer.
+std::string toml_quoted(std::string_view text);
+
 // Writes `roster` in the same format, every parameter spelled out, so that
 // roster_from_toml(roster_to_toml(r), 0) == r for any valid roster.
 std::string roster_to_toml(const Roster& roster);

@@ -33,3 +33,6 @@ sim --scenario dissemination --nodes 1000   # about one minute
 sim --scenario dissemination --nodes 1000 --duration 1h   # about four minutes
 sim --scenario lossy --nodes 100 --duration 1h
 sim --scenario unreliable-witness
+echo
+echo "== the daemon on a real fleet: 30 meshnode processes on loopback, default parameters (bench/fleet_bench.sh, ~9 min)"
+bench/fleet_bench.sh "$build" 30 180 300

@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-system-dev
   libmsgpack-cxx-dev libsodium-dev liblmdb-dev
   libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
-  libbenchmark-dev libssl-dev time nftables
+  libbenchmark-dev libssl-dev time nftables bc
 )
 
 missing=()

@@ -25,29 +25,23 @@ std::uint64_t big_endian(ByteView bytes) {
 }  // namespace
 
 int run_mesh(const MeshOptions& options) {
-  StoreOptions store_options;
-  store_options.read_only = true;
-  auto store = Store::open(options.data_dir, store_options);
-  if (!store) {
-    std::fprintf(stderr, "meshctl: %s\n", store.message().c_str());
+  std::string error;
+  auto snapshot = open_store_snapshot(options.data_dir, error);
+  if (!snapshot) {
+    std::fprintf(stderr, "meshctl: %s\n", error.c_str());
     return kExitUsage;
   }
-  auto txn = (*store)->begin_read();
-  if (!txn) {
-    std::fprintf(stderr, "meshctl: %s\n", txn.message().c_str());
-    return kExitUsage;
-  }
+  const ReadTxn& txn = *snapshot->txn;
   nlohmann::json out;
   std::string node = "?";
-  if (auto identity = txn->get_state(kNodeIdentityKey); identity && identity->has_value()) {
+  if (auto identity = txn.get_state(kNodeIdentityKey); identity && identity->has_value()) {
     const Bytes& bytes = **identity;
     node.assign(bytes.begin(), std::find(bytes.begin(), bytes.end(), std::uint8_t{0}));
   }
   out["node"] = node;
   std::uint64_t cap = Parameters{}.volume_bytes_per_day_max;
   out["roster_version"] = nullptr;
-  if (auto raw = txn->get_roster(); raw && raw->has_value()) {
-    std::string error;
+  if (auto raw = txn.get_roster(); raw && raw->has_value()) {
     bool signature_failed = false;
     if (auto roster = open_signed_roster(**raw, "", error, signature_failed)) {
       out["roster_version"] = roster->roster.version;
@@ -56,13 +50,13 @@ int run_mesh(const MeshOptions& options) {
     }
   }
   std::size_t records = 0;
-  (void)txn->for_each_record([&](std::uint8_t, std::string_view, ByteView) { ++records; });
+  (void)txn.for_each_record([&](std::uint8_t, std::string_view, ByteView) { ++records; });
   out["reports"] = records;
-  if (auto boot = txn->find_state(kBootCounterKey); boot && boot->has_value()) {
+  if (auto boot = txn.find_state(kBootCounterKey); boot && boot->has_value()) {
     out["boot_counter"] = big_endian(**boot);
   }
   nlohmann::json volume = {{"cap", cap}};
-  if (auto stored = txn->get_state(agent::kVolumeKey); stored && stored->has_value()) {
+  if (auto stored = txn.get_state(agent::kVolumeKey); stored && stored->has_value()) {
     if (auto record = agent::decode_volume(**stored)) {
       volume["day"] = record->day;
       volume["used_today"] = record->charged_bytes;

@@ -73,24 +73,18 @@ void print_rows(const std::vector<Row>& rows, bool json) {
 }  // namespace
 
 int run_records(const RecordsOptions& options) {
-  StoreOptions store_options;
-  store_options.read_only = true;
-  auto store = Store::open(options.data_dir, store_options);
-  if (!store) {
-    std::fprintf(stderr, "meshctl records: %s\n", store.message().c_str());
+  std::string error;
+  auto snapshot = open_store_snapshot(options.data_dir, error);
+  if (!snapshot) {
+    std::fprintf(stderr, "meshctl records: %s\n", error.c_str());
     return kExitUsage;
   }
-  auto txn = (*store)->begin_read();
-  if (!txn) {
-    std::fprintf(stderr, "meshctl records: %s\n", txn.message().c_str());
-    return kExitUsage;
-  }
+  const ReadTxn& txn = *snapshot->txn;
   std::optional<Roster> roster;
   bool failed = false;
   if (options.verify) {
-    std::string error;
     bool signature_failed = false;
-    roster = verified_roster(*txn, options, error, signature_failed);
+    roster = verified_roster(txn, options, error, signature_failed);
     if (!roster) {
       std::fprintf(stderr, "meshctl records: roster: %s\n", error.c_str());
       if (!signature_failed) return kExitUsage;
@@ -98,7 +92,7 @@ int run_records(const RecordsOptions& options) {
     }
   }
   std::vector<Row> rows;
-  auto scanned = txn->for_each_record([&](std::uint8_t, std::string_view origin, ByteView raw) {
+  auto scanned = txn.for_each_record([&](std::uint8_t, std::string_view origin, ByteView raw) {
     Row row;
     row.origin = std::string(origin);
     row.bytes = raw.size();

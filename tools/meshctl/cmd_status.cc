@@ -72,19 +72,14 @@ void print_table(const nlohmann::json& verdicts, const std::map<std::string, std
 }  // namespace
 
 int run_status(const StatusOptions& options) {
-  StoreOptions store_options;
-  store_options.read_only = true;
-  auto store = Store::open(options.data_dir, store_options);
-  if (!store) {
-    std::fprintf(stderr, "meshctl: %s\n", store.message().c_str());
+  std::string error;
+  auto snapshot = open_store_snapshot(options.data_dir, error);
+  if (!snapshot) {
+    std::fprintf(stderr, "meshctl: %s\n", error.c_str());
     return kExitUsage;
   }
-  auto txn = (*store)->begin_read();
-  if (!txn) {
-    std::fprintf(stderr, "meshctl: %s\n", txn.message().c_str());
-    return kExitUsage;
-  }
-  auto stored = txn->get_state(agent::kVerdictsKey);
+  const ReadTxn& txn = *snapshot->txn;
+  auto stored = txn.get_state(agent::kVerdictsKey);
   if (!stored) {
     std::fprintf(stderr, "meshctl: %s\n", stored.message().c_str());
     return kExitUsage;
@@ -106,8 +101,7 @@ int run_status(const StatusOptions& options) {
     return kExitOk;
   }
   std::map<std::string, std::string> country_of;
-  if (auto raw = txn->get_roster(); raw && raw->has_value()) {
-    std::string error;
+  if (auto raw = txn.get_roster(); raw && raw->has_value()) {
     bool signature_failed = false;
     if (auto roster = open_signed_roster(**raw, "", error, signature_failed)) {
       for (const ServerEntry& server : roster->roster.servers) country_of[server.id] = server.country;

@@ -29,7 +29,7 @@ std::optional<Bytes> read_file(const std::string& path, std::size_t bytes_max, s
   return content;
 }
 
-std::optional<Bytes> read_store_roster(const std::string& data_dir, std::string& error) {
+std::optional<StoreSnapshot> open_store_snapshot(const std::string& data_dir, std::string& error) {
   StoreOptions options;
   options.read_only = true;
   auto store = Store::open(data_dir, options);
@@ -42,7 +42,16 @@ std::optional<Bytes> read_store_roster(const std::string& data_dir, std::string&
     error = txn.message();
     return std::nullopt;
   }
-  auto roster = txn->get_roster();
+  StoreSnapshot snapshot;
+  snapshot.store = std::move(store.value());
+  snapshot.txn.emplace(std::move(txn.value()));
+  return snapshot;
+}
+
+std::optional<Bytes> read_store_roster(const std::string& data_dir, std::string& error) {
+  auto snapshot = open_store_snapshot(data_dir, error);
+  if (!snapshot) return std::nullopt;
+  auto roster = snapshot->txn->get_roster();
   if (!roster) {
     error = roster.message();
     return std::nullopt;

@@ -3,12 +3,15 @@
 // and never touches the store except through a read-only open.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "common/bytes.h"
+#include "storage/store.h"
+#include "storage/txn.h"
 #include "record/envelope.h"
 #include "record/roster.h"
 
@@ -16,6 +19,14 @@ namespace mesh::ctl {
 
 // A file's whole content, bounded by `bytes_max`; nullopt with `error` set.
 std::optional<Bytes> read_file(const std::string& path, std::size_t bytes_max, std::string& error);
+
+// The store in `data_dir` opened read-only (a running daemon is not
+// disturbed) and one snapshot of it; the snapshot ends before the store.
+struct StoreSnapshot {
+  std::unique_ptr<Store> store;
+  std::optional<ReadTxn> txn;
+};
+std::optional<StoreSnapshot> open_store_snapshot(const std::string& data_dir, std::string& error);
 
 // The signed roster record held by the store in `data_dir` (opened
 // read-only, so a running daemon is not disturbed).
