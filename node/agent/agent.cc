@@ -171,8 +171,15 @@ AgentEffects Agent::on_self_check(const SelfCheckOutcome& outcome, UnixMs now) {
 }
 
 void Agent::on_clock_jump(DurationMs delta_ms) {
-  impl_->ledger_.shift(delta_ms);
-  for (const auto& streak : impl_->ledger_.streaks()) impl_->dirty_streaks_.insert(streak.id);
+  Impl& impl = *impl_;
+  impl.ledger_.shift(delta_ms);
+  for (const auto& streak : impl.ledger_.streaks()) impl.dirty_streaks_.insert(streak.id);
+  // The agent's own timers move too: a step back must not silence reports
+  // or probes for as long as the step, nor a step forward fire them in a burst.
+  impl.schedule_.shift(delta_ms);
+  if (impl.next_self_check_ms_) *impl.next_self_check_ms_ += delta_ms;
+  if (impl.last_report_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_report_ms_ += delta_ms;
+  if (impl.last_evaluation_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_evaluation_ms_ += delta_ms;
 }
 
 AgentEffects Agent::flush(UnixMs now) {

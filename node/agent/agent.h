@@ -105,7 +105,9 @@ class Agent {
   AgentEffects on_self_check(const SelfCheckOutcome& outcome, UnixMs now);
 
   // The wall clock jumped by `delta_ms` (the shell compares it with its
-  // monotonic clock): probe times move with it (ProbeLedger::shift).
+  // monotonic clock): probe times move with it (ProbeLedger::shift), and so
+  // do the agent's own timers (reports, probes), so that a step back does
+  // not silence the node for as long as the step.
   void on_clock_jump(DurationMs delta_ms);
 
   // Everything not yet stored (probe streaks, the exact volume account):

@@ -85,6 +85,16 @@ std::uint64_t ProbeSchedule::expire(UnixMs now, DurationMs lost_after_ms) {
   return lost;
 }
 
+void ProbeSchedule::shift(DurationMs delta_ms) {
+  for (std::vector<ScheduledTarget>* list : {&targets_, &departed_}) {
+    for (ScheduledTarget& target : *list) {
+      target.next_ms += delta_ms;
+      target.requested_ms += delta_ms;
+    }
+  }
+  update_earliest();
+}
+
 void ProbeSchedule::update_earliest() {
   earliest_ms_ = std::numeric_limits<UnixMs>::max();
   for (const ScheduledTarget& target : targets_) {

@@ -63,6 +63,10 @@ class ProbeSchedule {
   // reservations stay charged: they may have run); returns how many.
   std::uint64_t expire(UnixMs now, DurationMs lost_after_ms);
 
+  // The clock jumped by `delta_ms`: every time held moves with it, so a step
+  // back does not silence the probes for as long as the step.
+  void shift(DurationMs delta_ms);
+
   std::size_t in_flight() const { return in_flight_; }
   const std::vector<ScheduledTarget>& targets() const { return targets_; }
 

@@ -171,5 +171,18 @@ TEST_CASE("a wall-clock jump moves the ledger's probe times with it") {
   CHECK(fleet.agent(0).ledger().find("s1")->last_probe_ms == before - 5'000);
 }
 
+TEST_CASE("after a clock step back of an hour, reports and probes go on at their pace") {
+  Fleet fleet(3, small_roster(3));
+  fleet.run_for(30'000);
+  // The fleet's clock (and node 0's) steps back one hour; node 0 is told.
+  fleet.now -= 3'600'000;
+  fleet.agent(0).on_clock_jump(-3'600'000);
+  const auto reports = fleet.agent(0).counters().reports_published;
+  const auto probes = fleet.agent(0).counters().probes_ok;
+  fleet.run_for(30'000);
+  CHECK(fleet.agent(0).counters().reports_published >= reports + 2);
+  CHECK(fleet.agent(0).counters().probes_ok >= probes + 4);
+}
+
 }  // namespace
 }  // namespace mesh::agent::testing
