@@ -87,10 +87,12 @@ for i in "${!daemons[@]}"; do cpu_start[$i]=$(cpu_ticks "${daemons[$i]}"); done
 sleep "$window"
 cpu=()
 rss=()
+anon=()
 for i in "${!daemons[@]}"; do
   end=$(cpu_ticks "${daemons[$i]}")
   cpu+=("$(echo "scale=4; ($end - ${cpu_start[$i]}) / $ticks / ($window / 60)" | bc)")
   rss+=("$(awk '/^VmRSS/ { print $2 }' "/proc/${daemons[$i]}/status")")
+  anon+=("$(awk '/^RssAnon/ { print $2 }' "/proc/${daemons[$i]}/status")")
 done
 for pid in "${daemons[@]}"; do kill -TERM "$pid"; done
 for pid in "${daemons[@]}"; do wait "$pid" || true; done
@@ -109,6 +111,7 @@ ok=$(grep -l "verdict: n" "$work"/n*/meshnode.log | wc -l)
 echo "daemons that logged verdicts: $ok of $nodes"
 echo "CPU s per minute per daemon:  median $(median "${cpu[@]}")  max $(maximum "${cpu[@]}")"
 echo "RSS per daemon (MiB):         median $(echo "scale=1; $(median "${rss[@]}") / 1024" | bc)  max $(echo "scale=1; $(maximum "${rss[@]}") / 1024" | bc)"
+echo "  of which anonymous (heap, stacks; the rest is shared library and program pages): median $(echo "scale=1; $(median "${anon[@]}") / 1024" | bc) MiB"
 echo "wire bytes per node per day (volume account, probes + gossip sent; over the whole ${ran_s}s run, start-up included):"
 echo "  charged: median $(per_day "$(median "${charged[@]}")") MB  max $(per_day "$(maximum "${charged[@]}")") MB"
 echo "  gossip received (charged to its senders): median $(per_day "$(median "${received[@]}")") MB"

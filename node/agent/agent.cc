@@ -90,6 +90,7 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   if (roster == nullptr || !self) {
     targets_roster_.reset();
     targets_.clear();
+    pacing_targets_ = 0;
     return targets_;
   }
   const std::uint64_t epoch = verdict::epoch_of(now, roster->params);
@@ -100,6 +101,14 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   auto current = plans_.plan(roster, epoch);
   auto next = warmup ? plans_.plan(roster, epoch + 1) : current;
   targets_ = verdict::probe_targets(*current, *next, *self, now, roster->params);
+  // Pacing plans for a day: the next epoch's extra targets are probed only
+  // in the warm-up before each switch, so they weigh that share of a day.
+  const std::size_t steady = current->targets(*self).size();
+  const std::size_t extra = targets_.size() - steady;
+  const DurationMs warmup_window_ms = verdict::warmup_ms(roster->params);
+  pacing_targets_ = steady + static_cast<std::size_t>(
+                                 (extra * static_cast<std::uint64_t>(warmup_window_ms) + roster->params.epoch_ms - 1) /
+                                 static_cast<std::uint64_t>(roster->params.epoch_ms));
   targets_roster_ = roster;
   targets_epoch_ = epoch;
   targets_warmup_ = warmup;

@@ -32,8 +32,8 @@ void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
 void Agent::Impl::tick_probes(UnixMs now, AgentEffects& out) {
   const Roster* roster = core_.roster();
   if (roster == nullptr || !core_.self_index()) return;
-  const std::vector<std::uint32_t>& targets = current_targets(now);
-  probe_interval_ms_ = volume_.paced_interval(roster->params.probe_interval_ms, targets.size(),
+  current_targets(now);
+  probe_interval_ms_ = volume_.paced_interval(roster->params.probe_interval_ms, pacing_targets_,
                                               config_.tls_every, now);
   counters_.probes_lost += schedule_.expire(now, config_.probe_lost_after_ms);
   schedule_.for_each_due(now, [&](ScheduledTarget& target) {
