@@ -31,6 +31,7 @@ cleanup() {
 trap cleanup EXIT
 
 operator_pub=$("$meshctl" keygen --out "$work/operator.key")
+echo "read $(head -c 32 /dev/urandom | sha256sum | cut -d' ' -f1)" > "$work/api-tokens"  # the API runs, nobody calls it
 {
   echo "version = 1"
   echo '[[routes]]'
@@ -65,6 +66,9 @@ source_address = "$(addr $i)"
 source_address = "$(addr $i)"
 [self_check]
 service = "process:vpn-b$i"
+[api]
+listen = "$(addr $i):4717"
+token_file = "$work/api-tokens"
 TOML
   "$standin" listen --address "$(addr $i):$listener_port" > "$work/n$i/standin.log" 2>&1 &
   pids+=($!)

@@ -3,9 +3,8 @@
 // the tuning of its sockets, self-checks and logs. What the whole fleet must
 // agree on (verdict and probe parameters) is in the signed roster instead.
 //
-// Reading is strict like the roster's: unknown keys (an `[api]` table
-// included, until it exists), wrong types and values out of range are
-// errors whose message names the line and the key:
+// Reading is strict like the roster's: unknown keys, wrong types and
+// values out of range are errors whose message names the line and the key:
 //   config /etc/meshnode/meshnode.toml line 7: [probe] tls_every: must be 1..1000, got 0
 // Every key has a default except node_id, key_file and operator_key.
 #pragma once
@@ -100,6 +99,22 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
+// [api]: the panel API (docs/API.md).
+struct ApiConfig {
+  // Where the API listens (an IP literal and port); nullopt: no API.
+  std::optional<Endpoint> listen = Endpoint{"127.0.0.1", kDefaultApiPort};
+  std::string token_file = "/etc/meshnode/api-tokens";  // hashes of the bearer tokens
+  std::string tls_cert_file;  // PEM chain; with tls_key_file the API speaks HTTPS only
+  std::string tls_key_file;
+  // A non-loopback listen without TLS is refused unless this says, in so
+  // many words, that tokens may cross the network in clear.
+  bool insecure_plaintext = false;
+  bool operator==(const ApiConfig&) const = default;
+};
+
+// True for 127.0.0.0/8 and ::1.
+bool is_loopback_host(std::string_view host);
+
 struct NodeConfig {
   ServerId node_id;          // required; this node's id in the roster
   std::string key_file;      // required; the Ed25519 secret key file (not read here)
@@ -111,6 +126,7 @@ struct NodeConfig {
   SelfCheckConfig self_check;
   VolumeConfig volume;
   LogConfig log;
+  ApiConfig api;
   bool operator==(const NodeConfig&) const = default;
 };
 

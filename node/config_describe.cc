@@ -50,6 +50,12 @@ std::string describe_config(const NodeConfig& c) {
   out += "\n[log]\n";
   out += line("format", toml_quoted(to_string(c.log.format)));
   out += line("level", toml_quoted(to_string(c.log.level)));
+  out += "\n[api]\n";
+  out += line("listen", toml_quoted(c.api.listen ? format_endpoint(*c.api.listen) : std::string()));
+  out += line("token_file", toml_quoted(c.api.token_file));
+  out += line("tls_cert_file", toml_quoted(c.api.tls_cert_file));
+  out += line("tls_key_file", toml_quoted(c.api.tls_key_file));
+  out += line("insecure_plaintext", boolean(c.api.insecure_plaintext));
   return out;
 }
 

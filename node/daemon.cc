@@ -121,6 +121,7 @@ Status<ConfigError> Daemon::open() {
   auto listening = transport_->start();
   if (!listening) return make_error(ConfigError::bad_value, "[gossip] listen: " + listening.message());
   prober_ = std::make_unique<Prober>(io_, probe_settings(config_.probe));
+  if (auto api = open_api(); !api) return api.error();
   log_event(LogLevel::info, "start",
             "node " + config_.node_id + " started: boot " + std::to_string(boot.value()) + ", " +
                 std::to_string(stored->records.size()) + " records from " + config_.data_dir +
@@ -129,6 +130,36 @@ Status<ConfigError> Daemon::open() {
              {"records", std::to_string(stored->records.size())},
              {"gossip_listen", format_endpoint(listening.value())}});
   apply(std::move(started.value()));
+  return Ok{};
+}
+
+// The panel API (docs/API.md), when [api] listen is set: its tokens, its
+// certificate, its address. Any of them wrong stops the start-up.
+Status<ConfigError> Daemon::open_api() {
+  if (!config_.api.listen) return Ok{};
+  auto tokens = api::TokenSet::load(config_.api.token_file);
+  if (!tokens) {
+    return make_error(ConfigError::unreadable,
+                      "[api] token_file: " + tokens.message() +
+                          " (make one with `meshctl token new`, or set [api] listen = \"\")");
+  }
+  api::ApiServerSettings settings{*config_.api.listen, config_.api.tls_cert_file, config_.api.tls_key_file};
+  api_ = std::make_unique<api::ApiServer>(
+      io_, settings, std::make_shared<const api::TokenSet>(std::move(tokens.value())), snapshots_,
+      [this](std::string raw, std::function<void(api::ApiResponse)> reply) {
+        boost::asio::post(strand_, [this, raw = std::move(raw), reply = std::move(reply)]() mutable {
+          offer_roster(std::move(raw), std::move(reply));
+        });
+      });
+  publish_snapshot();
+  auto bound = api_->start();
+  if (!bound) return make_error(ConfigError::bad_value, bound.message());
+  const bool clear = !api_->tls() && !is_loopback_host(config_.api.listen->host);
+  log_event(clear ? LogLevel::warn : LogLevel::info, "api",
+            std::string("panel API on ") + (api_->tls() ? "https://" : "http://") +
+                format_endpoint(bound.value()) +
+                (clear ? " in clear text (insecure_plaintext): bearer tokens cross the network readable" : ""),
+            {{"listen", format_endpoint(bound.value())}, {"tls", api_->tls() ? "true" : "false"}});
   return Ok{};
 }
 
@@ -178,6 +209,7 @@ void Daemon::schedule_tick() {
 void Daemon::on_tick() {
   check_clock();
   apply(agent_->on_tick(wall_now()));
+  if (api_ && !stopping_) publish_snapshot();
   if (wall_now() >= next_status_log_ms_) {
     next_status_log_ms_ = wall_now() + kStatusLogIntervalMs;
     log_status();
@@ -225,10 +257,18 @@ void Daemon::reload() {
   if (reread) {
     config_.log.level = reread->log.level;
     set_log_level(config_.log.level);
+    if (api_) {
+      auto tokens = api::TokenSet::load(config_.api.token_file);
+      if (tokens) {
+        api_->set_tokens(std::make_shared<const api::TokenSet>(std::move(tokens.value())));
+      } else {
+        log_event(LogLevel::error, "reload", "API tokens not re-read, the old ones stay: " + tokens.message());
+      }
+    }
   } else {
     log_event(LogLevel::error, "reload", "config not re-read: " + reread.message());
   }
-  log_event(LogLevel::info, "reload", "SIGHUP: roster file and log level re-read",
+  log_event(LogLevel::info, "reload", "SIGHUP: roster file, log level and API tokens re-read",
             {{"log_level", to_string(config_.log.level)}});
   offer_roster_file();
 }
@@ -243,6 +283,7 @@ void Daemon::shutdown(int exit_code, bool flush) {
   exit_code_ = exit_code;
   tick_timer_.cancel();
   signals_.cancel();
+  if (api_) api_->stop();
   transport_->stop();
   prober_->cancel_all();
   if (flush) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "node/daemon_impl.h"
+#include "node/api/router.h"
 #include "node/log.h"
 #include "node/verdict_log.h"
 
@@ -42,6 +43,7 @@ void Daemon::start_probe(const agent::ProbeRequest& request) {
     boost::asio::post(strand_, [this, outcome = std::move(outcome)] {
       if (stopping_) return;  // a cancelled probe says nothing about its target
       note_probe(outcome);
+      probe_stats_.record(outcome);
       apply(agent_->on_probe_outcome(outcome, wall_now()));
     });
   });
@@ -158,6 +160,40 @@ void Daemon::log_status() {
               {{"used_today", std::to_string(volume.charged_bytes)},
                {"cap", std::to_string(volume.cap_bytes)}});
   }
+}
+
+// The API's snapshot, every tick; held long-polls wake when route
+// membership moved.
+void Daemon::publish_snapshot() {
+  auto verdicts = agent_->verdicts();
+  if (membership_changed(indexed_verdicts_.get(), verdicts.get())) {
+    ++api_index_;
+    indexed_verdicts_ = verdicts;
+  }
+  const TransportStats transport = transport_->stats();
+  SnapshotInputs inputs{config_.node_id, MESHNODE_VERSION, wall_now(), api_index_, agent_.get(),
+                        &transport, &probe_stats_};
+  const auto before = snapshots_.latest();
+  snapshots_.publish(build_api_snapshot(inputs));
+  if (before == nullptr || before->index != api_index_) api_->notify();
+}
+
+// PUT /v1/roster: the same path as the roster file; the answer says why.
+void Daemon::offer_roster(std::string raw, std::function<void(api::ApiResponse)> reply) {
+  if (stopping_) return reply(api::error_response(503, "stopping", "the node is stopping"));
+  auto offered = agent_->offer_record(as_bytes(raw), wall_now());
+  if (!offered) {
+    log_event(LogLevel::warn, "roster", "roster from the API refused: " + offered.message(),
+              {{"reason", to_string(offered.code())}});
+    return reply(api::roster_refused(offered.code() == RecordError::stale,
+                                     "roster refused (" + std::string(to_string(offered.code())) +
+                                         "): " + offered.message()));
+  }
+  apply(std::move(offered.value()));
+  const Roster& roster = *agent_->roster();
+  log_event(LogLevel::info, "roster", "roster version " + std::to_string(roster.version) + " from the API",
+            {{"roster_version", std::to_string(roster.version)}});
+  reply(api::roster_accepted(roster.version, roster.servers.size()));
 }
 
 }  // namespace mesh::node

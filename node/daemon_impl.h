@@ -16,6 +16,8 @@
 #include <string>
 
 #include "node/agent/agent.h"
+#include "node/api/server.h"
+#include "node/api_snapshot.h"
 #include "node/config.h"
 #include "node/daemon.h"
 #include "node/lmdb_agent_store.h"
@@ -43,6 +45,7 @@ class Daemon {
 
   // daemon.cc
   Status<ConfigError> open();
+  Status<ConfigError> open_api();
   void offer_roster_file();
   void schedule_tick();
   void on_tick();
@@ -61,6 +64,8 @@ class Daemon {
   void note_probe(const agent::ProbeOutcome& outcome);
   void note_self_check(const agent::SelfCheckOutcome& outcome);
   void log_status();
+  void publish_snapshot();
+  void offer_roster(std::string raw, std::function<void(api::ApiResponse)> reply);
 
   NodeConfig config_;
   std::string config_path_;
@@ -75,6 +80,11 @@ class Daemon {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Prober> prober_;
   std::unique_ptr<SelfChecker> self_checker_;
+  std::unique_ptr<api::ApiServer> api_;
+  api::SnapshotBox snapshots_;
+  ProbeStats probe_stats_;
+  std::uint64_t api_index_ = 0;  // X-Meshnode-Index: moves with route membership
+  std::shared_ptr<const verdict::Evaluation> indexed_verdicts_;
   std::optional<std::pair<Endpoint, std::string>> self_check_target_;  // listener, SNI
 
   bool stopping_ = false;

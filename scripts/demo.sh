@@ -83,6 +83,10 @@ all_ok() {
 
 say "Keys, roster and configs for 6 nodes in $demo"
 operator_pub=$("$meshctl" keygen --out "$demo/operator.key")
+# One read token for the panel API of every node; the token file holds only
+# its SHA-256 (docs/API.md; `meshctl token new` does the same for operators).
+api_token=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+echo "read $(printf %s "$api_token" | sha256sum | cut -d' ' -f1)" > "$demo/api-tokens"
 {
   echo "version = 1"
   echo
@@ -138,6 +142,10 @@ source_address = "$(addr "$id")"
 
 [self_check]
 service = "process:vpn-$id"
+
+[api]
+listen = "$(addr "$id"):4717"
+token_file = "$demo/api-tokens"
 TOML
   "$meshnode" --check-config "$demo/$id/meshnode.toml" > /dev/null
 done

@@ -63,9 +63,8 @@ TEST_CASE("an unknown key is refused with its line, at the top level and in ever
                  "config line " + std::to_string(c.line) + ": [" + c.table +
                      "] frame_bytes_max: unknown key (known in [" + c.table + "]: ");
   }
-  // The next issue's [api] table does not exist yet.
-  expect_error(std::string(kBase) + "\n[api]\nlisten = \"127.0.0.1:4717\"\n",
-               ConfigError::unknown_key, "config line 20: api: unknown key");
+  expect_error(std::string(kBase) + "\n[api]\nport = 4717\n", ConfigError::unknown_key,
+               "config line 21: [api] port: unknown key");
   expect_error(with_key("probe", "[probe.extra]"), ConfigError::unknown_key,
                "[probe] extra: unknown key");
 }
@@ -277,4 +276,27 @@ TEST_CASE("TOML syntax errors carry the line") {
   expect_error(with_key("probe", "tls_every = 5"), ConfigError::syntax, "config line 10: ");
   expect_error(std::string(kConfigFileBytesMax + 1, '#'), ConfigError::too_large,
                "over 1048576 bytes");
+}
+
+TEST_CASE("[api]: loopback by default, off with \"\", HTTPS only elsewhere unless said insecure") {
+  auto defaults = parse(kBase);
+  REQUIRE(defaults.ok());
+  REQUIRE(defaults->api.listen.has_value());
+  CHECK(format_endpoint(*defaults->api.listen) == "127.0.0.1:4717");
+  auto off = parse(std::string(kBase) + "\n[api]\nlisten = \"\"\n");
+  REQUIRE(off.ok());
+  CHECK(!off->api.listen);
+  CHECK(parse(std::string(kBase) + "\n[api]\nlisten = \"[::1]\"\n").ok());
+  expect_error(std::string(kBase) + "\n[api]\nlisten = \"0.0.0.0:4717\"\n", ConfigError::bad_value,
+               "[api] listen: '0.0.0.0:4717' is not a loopback address");
+  CHECK(parse(std::string(kBase) +
+              "\n[api]\nlisten = \"0.0.0.0:4717\"\ntls_cert_file = \"/c.pem\"\ntls_key_file = \"/k.pem\"\n")
+            .ok());
+  CHECK(parse(std::string(kBase) + "\n[api]\nlisten = \"10.0.0.5:4717\"\ninsecure_plaintext = true\n").ok());
+  expect_error(std::string(kBase) + "\n[api]\ntls_key_file = \"/k.pem\"\n", ConfigError::bad_value,
+               "go together");
+  expect_error(std::string(kBase) + "\n[api]\nlisten = \"api.example.com:4717\"\n", ConfigError::bad_value,
+               "[api] listen: must be");
+  expect_error(std::string(kBase) + "\n[api]\ntoken_file = \"\"\n", ConfigError::bad_value,
+               "[api] token_file");
 }

@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "node/agent/state_codec.h"
+#include "node/api/tokens.h"
 #include "record/envelope.h"
 #include "storage/store.h"
 #include "storage/txn.h"
@@ -61,6 +63,9 @@ DaemonFleet::DaemonFleet(std::uint32_t count, std::uint32_t subnet, const Parame
     : subnet_(subnet), operator_key_(generate_key_pair()) {
   gossip_port_ = free_port(address(0));
   listener_port_ = free_port(address(0));
+  api_port_ = free_port(address(0));
+  write_file(dir() + "/api-tokens", "read " + api::token_hash_hex(read_token_) + "\nadmin " +
+                                        api::token_hash_hex(admin_token_) + "\n");
   roster_.version = 1;
   roster_.params = params;
   roster_.routes = {Route{"all", "Every server"}, Route{"first", "The first of each country"}};
@@ -121,7 +126,9 @@ void DaemonFleet::write_config(std::uint32_t i) {
              "[probe]\ntls_every = 1\nconnect_timeout_ms = 3500\ntls_timeout_ms = 3000\n"
              "source_address = \"" + address(i) + "\"\n"
              "[self_check]\nservice = \"process:vpn-t" + std::to_string(subnet_) + "-" +
-                 ids_[i] + "\"\n");
+                 ids_[i] + "\"\n"
+             "[api]\nlisten = \"" + address(i) + ":" + std::to_string(api_port_) + "\"\n"
+             "token_file = \"" + dir() + "/api-tokens\"\n");
 }
 
 void DaemonFleet::start_all() {
@@ -154,11 +161,19 @@ void DaemonFleet::start_listener(std::uint32_t i) {
   const std::string log = dir() + "/" + ids_[i] + "/standin.log";
   listeners_[i] = std::make_unique<SpawnedProcess>(
       std::vector<std::string>{kStandin, "listen", "--address",
-                               address(i) + ":" + std::to_string(listener_port_)},
+                               address(i) + ":" + std::to_string(listener_port_), "--block-file",
+                               dir() + "/" + ids_[i] + "/blocks"},
       log, log);
   REQUIRE(wait_for_port(address(i), listener_port_, std::chrono::seconds(10)));
 }
 void DaemonFleet::stop_listener(std::uint32_t i) { listeners_[i].reset(); }
+
+void DaemonFleet::write_block_file(std::uint32_t i, const std::string& text) {
+  // Renamed into place, so the listener never reads half a file.
+  const std::string path = dir() + "/" + ids_[i] + "/blocks";
+  write_file(path + ".new", text);
+  REQUIRE(std::rename((path + ".new").c_str(), path.c_str()) == 0);
+}
 
 void DaemonFleet::start_service(std::uint32_t i) {
   const std::string log = dir() + "/" + ids_[i] + "/standin.log";

@@ -37,6 +37,10 @@ class DaemonFleet {
   const ServerId& id(std::uint32_t i) const { return ids_[i]; }
   std::string address(std::uint32_t i) const;
   std::uint16_t gossip_port() const { return gossip_port_; }
+  std::uint16_t api_port() const { return api_port_; }
+  // Bearer tokens every node of the fleet accepts.
+  const std::string& read_token() const { return read_token_; }
+  const std::string& admin_token() const { return admin_token_; }
   std::string data_dir(std::uint32_t i) const;
   std::string config_path(std::uint32_t i) const;
   std::string log_text(std::uint32_t i) const;
@@ -53,6 +57,10 @@ class DaemonFleet {
   void signal_daemon(std::uint32_t i, int signal);
   void stop_listener(std::uint32_t i);
   void start_listener(std::uint32_t i);
+  // Replaces the block file of node i's stand-in listener: `reset <ip>` or
+  // `drop <ip>` lines (tools/standin/block_list.h), re-read by the listener
+  // within a moment; "" lifts every block. Listeners start with none.
+  void write_block_file(std::uint32_t i, const std::string& text);
   void stop_service(std::uint32_t i);
   void start_service(std::uint32_t i);
 
@@ -87,6 +95,9 @@ class DaemonFleet {
   std::uint32_t subnet_;
   std::uint16_t gossip_port_ = 0;
   std::uint16_t listener_port_ = 0;
+  std::uint16_t api_port_ = 0;
+  std::string read_token_ = "fleet-read-token-0123456789";
+  std::string admin_token_ = "fleet-admin-token-0123456789";
   std::vector<ServerId> ids_;
   std::vector<KeyPair> keys_;
   KeyPair operator_key_;

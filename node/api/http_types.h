@@ -1,0 +1,26 @@
+// A request and a response as the router sees them (node/api/router.h):
+// plain values, no Beast type, so the router is a pure function that tests
+// call directly.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mesh::api {
+
+struct ApiRequest {
+  std::string method;         // "GET", "PUT", ...
+  std::string target;         // path and query: "/v1/servers?status=ok"
+  std::string authorization;  // the Authorization header's value, "" if absent
+  std::string body;
+};
+
+struct ApiResponse {
+  unsigned status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // Allow, WWW-Authenticate, X-Meshnode-Index
+};
+
+}  // namespace mesh::api

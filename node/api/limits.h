@@ -1,0 +1,20 @@
+// Every bound of the API server (docs/API.md, "Limits") and what happens at it.
+#pragma once
+
+#include <cstddef>
+
+#include "common/time.h"
+#include "record/envelope.h"
+
+namespace mesh::api {
+
+inline constexpr std::size_t kHeaderBytesMax = 8 * 1024;            // request line + headers; over: 431, close
+inline constexpr std::size_t kBodyBytesMax = kRecordBytesMax;       // PUT /v1/roster: one record; over: 413, close
+inline constexpr DurationMs kFirstRequestMs = 10'000;               // a new connection's first request, whole
+inline constexpr DurationMs kKeepAliveRequestMs = 60'000;           // a later request, idle time included
+inline constexpr DurationMs kWriteMs = 10'000;                      // a response, written whole
+inline constexpr DurationMs kTlsHandshakeMs = 10'000;
+inline constexpr std::size_t kRequestsPerConnectionMax = 1'000;     // the last says Connection: close
+inline constexpr std::size_t kConnectionsMax = 256;                 // more: closed at once, counted
+
+}  // namespace mesh::api

@@ -1,0 +1,124 @@
+#include "node/api/metrics_text.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace mesh::api {
+namespace {
+
+class Writer {
+ public:
+  void family(const char* name, const char* type, const char* help) {
+    out_ += "# HELP ";
+    out_ += name;
+    out_ += ' ';
+    out_ += help;
+    out_ += "\n# TYPE ";
+    out_ += name;
+    out_ += ' ';
+    out_ += type;
+    out_ += '\n';
+  }
+  // `labels` is already `{k="v",...}` or empty. Label values here are ids,
+  // reasons and statuses: [a-z0-9._-], nothing to escape.
+  void sample(const std::string& name, const std::string& labels, std::uint64_t value) {
+    out_ += name + labels + ' ' + std::to_string(value) + '\n';
+  }
+  void sample(const std::string& name, const std::string& labels, double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    out_ += name + labels + ' ' + text + '\n';
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+std::string label(const char* key, const std::string& value) {
+  return std::string("{") + key + "=\"" + value + "\"}";
+}
+
+void servers(Writer& w, const ApiSnapshot& s) {
+  static constexpr verdict::ServerStatus kStatuses[] = {
+      verdict::ServerStatus::ok, verdict::ServerStatus::unavailable,
+      verdict::ServerStatus::unreachable, verdict::ServerStatus::no_data};
+  w.family("meshnode_servers", "gauge", "Servers of the roster by the status this node gives them.");
+  for (auto status : kStatuses) {
+    std::uint64_t count = 0;
+    for (const ServerState& server : s.servers) count += server.verdict->status == status;
+    w.sample("meshnode_servers", label("status", verdict::to_string(status)), count);
+  }
+  w.family("meshnode_server_status", "gauge", "1 for the status this node gives each server, 0 for the others.");
+  for (const ServerState& server : s.servers) {
+    for (auto status : kStatuses) {
+      w.sample("meshnode_server_status",
+               "{server=\"" + server.entry->id + "\",status=\"" + verdict::to_string(status) + "\"}",
+               std::uint64_t{server.verdict->status == status});
+    }
+  }
+  w.family("meshnode_server_witnesses_failing", "gauge", "Eligible witnesses failing to reach each server.");
+  for (const ServerState& server : s.servers) {
+    w.sample("meshnode_server_witnesses_failing", label("server", server.entry->id),
+             std::uint64_t{server.verdict->failing});
+  }
+  w.family("meshnode_server_witnesses_eligible", "gauge", "Witnesses whose vote counts, for each server.");
+  for (const ServerState& server : s.servers) {
+    w.sample("meshnode_server_witnesses_eligible", label("server", server.entry->id),
+             std::uint64_t{server.verdict->eligible});
+  }
+}
+
+void probes(Writer& w, const MetricsInput& m) {
+  w.family("meshnode_probe_duration_seconds", "histogram", "Probe stage durations: TCP connect, TLS handshake.");
+  static const char* kStages[] = {"connect", "tls"};
+  for (std::size_t stage = 0; stage < 2; ++stage) {
+    const std::string base = std::string("{stage=\"") + kStages[stage] + "\"";
+    for (std::size_t b = 0; b < m.duration_buckets_s.size(); ++b) {
+      char le[32];
+      std::snprintf(le, sizeof le, "%g", m.duration_buckets_s[b]);
+      w.sample("meshnode_probe_duration_seconds_bucket", base + ",le=\"" + le + "\"}",
+               m.duration_counts[stage].empty() ? std::uint64_t{0} : m.duration_counts[stage][b]);
+    }
+    w.sample("meshnode_probe_duration_seconds_bucket", base + ",le=\"+Inf\"}", m.duration_count[stage]);
+    w.sample("meshnode_probe_duration_seconds_sum", base + "}", m.duration_sum_s[stage]);
+    w.sample("meshnode_probe_duration_seconds_count", base + "}", m.duration_count[stage]);
+  }
+  w.family("meshnode_probes_total", "counter", "Probe outcomes: ok, or the failure reason.");
+  for (const auto& [result, count] : m.probe_results) {
+    w.sample("meshnode_probes_total", label("result", result), count);
+  }
+}
+
+void gossip(Writer& w, const MetricsInput& m) {
+  w.family("meshnode_gossip_frames_total", "counter", "Gossip frames sent and received.");
+  w.sample("meshnode_gossip_frames_total", label("direction", "sent"), m.frames_sent);
+  w.sample("meshnode_gossip_frames_total", label("direction", "received"), m.frames_received);
+  w.family("meshnode_gossip_bytes_total", "counter", "Gossip frame bytes sent and received.");
+  w.sample("meshnode_gossip_bytes_total", label("direction", "sent"), m.bytes_sent);
+  w.sample("meshnode_gossip_bytes_total", label("direction", "received"), m.bytes_received);
+  w.family("meshnode_gossip_drops_total", "counter", "Frames and records dropped, by reason.");
+  for (const auto& [reason, count] : m.drops) w.sample("meshnode_gossip_drops_total", label("reason", reason), count);
+}
+
+}  // namespace
+
+std::string render_metrics(const ApiSnapshot& s) {
+  Writer w;
+  w.family("meshnode_build_info", "gauge", "Always 1; the version of this meshnode.");
+  w.sample("meshnode_build_info", label("version", s.version), std::uint64_t{1});
+  w.family("meshnode_roster_version", "gauge", "Version of the roster this node holds (0: none).");
+  w.sample("meshnode_roster_version", "", s.roster ? s.roster->version : std::uint64_t{0});
+  w.family("meshnode_records", "gauge", "Signed records this node holds (the roster and one report per server).");
+  w.sample("meshnode_records", "", static_cast<std::uint64_t>(s.records));
+  servers(w, s);
+  probes(w, s.metrics);
+  gossip(w, s.metrics);
+  w.family("meshnode_volume_used_bytes", "gauge", "Bytes charged to today's volume account (UTC day).");
+  w.sample("meshnode_volume_used_bytes", "", s.volume_used_bytes);
+  w.family("meshnode_volume_cap_bytes", "gauge", "The daily volume cap in force.");
+  w.sample("meshnode_volume_cap_bytes", "", s.volume_cap_bytes);
+  return w.take();
+}
+
+}  // namespace mesh::api

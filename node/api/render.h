@@ -1,0 +1,23 @@
+// The JSON bodies of docs/API.md, from a snapshot. Field names are the
+// contract; ages count from the snapshot's time.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "node/api/snapshot.h"
+
+namespace mesh::api {
+
+// GET /v1/routes (rendered once per snapshot; cached in it).
+const std::string& routes_body(const ApiSnapshot& snapshot);
+// GET /v1/servers without filters (cached likewise).
+const std::string& servers_body(const ApiSnapshot& snapshot);
+
+nlohmann::json route_json(const ApiSnapshot& snapshot, std::size_t route_index);
+nlohmann::json server_json(const ApiSnapshot& snapshot, const ServerState& server);
+// The server object plus metrics, self_check and observers.
+nlohmann::json server_detail_json(const ApiSnapshot& snapshot, const ServerState& server);
+nlohmann::json mesh_json(const ApiSnapshot& snapshot);
+
+}  // namespace mesh::api

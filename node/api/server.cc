@@ -1,0 +1,192 @@
+#include "node/api/server.h"
+
+#include <mutex>
+#include <vector>
+
+#include "node/api/session.h"
+
+namespace mesh::api {
+
+// What sessions share with the server; outlives every session that holds it.
+struct ServerCore {
+  ServerCore(std::shared_ptr<const TokenSet> tokens_in, const SnapshotBox& box, RosterOffer offer_in,
+             ApiLimits limits_in)
+      : tokens(std::move(tokens_in)), snapshots(box), offer(std::move(offer_in)), limits(limits_in) {}
+
+  std::atomic<std::shared_ptr<const TokenSet>> tokens;
+  const SnapshotBox& snapshots;
+  RosterOffer offer;
+  const ApiLimits limits;
+  std::atomic<std::uint64_t> accepted{0}, refused{0}, requests{0}, rejected{0}, open{0};
+  std::mutex mutex;  // guards the two lists below
+  std::vector<std::weak_ptr<SessionHandle>> waiters;
+  std::vector<std::weak_ptr<SessionHandle>> sessions;
+  std::atomic<bool> stopped{false};
+};
+
+void count_request(ServerCore& core, bool rejected) {
+  ++core.requests;
+  if (rejected) ++core.rejected;
+}
+void register_waiter(ServerCore& core, std::weak_ptr<SessionHandle> session) {
+  std::lock_guard lock(core.mutex);
+  core.waiters.push_back(std::move(session));
+}
+void register_session(ServerCore& core, std::weak_ptr<SessionHandle> session) {
+  std::lock_guard lock(core.mutex);
+  std::erase_if(core.sessions, [](const auto& weak) { return weak.expired(); });
+  core.sessions.push_back(std::move(session));
+}
+void session_closed(ServerCore& core) { --core.open; }
+const ApiLimits& server_limits(const ServerCore& core) { return core.limits; }
+std::shared_ptr<const ApiSnapshot> latest_snapshot(const ServerCore& core) { return core.snapshots.latest(); }
+std::shared_ptr<const TokenSet> server_tokens(const ServerCore& core) { return core.tokens.load(); }
+void offer_roster(ServerCore& core, std::string raw, std::function<void(ApiResponse)> reply) {
+  core.offer(std::move(raw), std::move(reply));
+}
+
+struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
+  Impl(boost::asio::io_context& io_context, ApiServerSettings settings_in, std::shared_ptr<ServerCore> core_in)
+      : io(io_context),
+        settings(std::move(settings_in)),
+        core(std::move(core_in)),
+        strand(boost::asio::make_strand(io_context)),
+        acceptor(strand) {}
+
+  void do_accept() {
+    acceptor.async_accept(boost::asio::make_strand(io),
+                          [self = shared_from_this()](beast::error_code error, Tcp::socket socket) {
+                            self->on_accept(error, std::move(socket));
+                          });
+  }
+
+  void on_accept(beast::error_code error, Tcp::socket socket) {
+    if (core->stopped || !acceptor.is_open()) return;
+    if (!error) {
+      if (core->open >= core->limits.connections_max) {
+        ++core->refused;
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        ++core->accepted;
+        ++core->open;
+        start_session(std::move(socket));
+      }
+    }
+    do_accept();
+  }
+
+  void start_session(Tcp::socket socket) {
+    if (tls) {
+      auto session = std::make_shared<TlsSession>(core, std::move(socket), *tls);
+      register_session(*core, session);
+      session->run();
+    } else {
+      auto session = std::make_shared<PlainSession>(core, std::move(socket));
+      register_session(*core, session);
+      session->run();
+    }
+  }
+
+  boost::asio::io_context& io;
+  ApiServerSettings settings;
+  std::shared_ptr<ServerCore> core;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand;
+  Tcp::acceptor acceptor;
+  std::optional<boost::asio::ssl::context> tls;
+};
+
+namespace {
+
+Status<ApiError> load_tls(boost::asio::ssl::context& context, const ApiServerSettings& settings) {
+  beast::error_code error;
+  context.set_options(boost::asio::ssl::context::default_workarounds | boost::asio::ssl::context::no_sslv2 |
+                      boost::asio::ssl::context::no_sslv3 | boost::asio::ssl::context::no_tlsv1 |
+                      boost::asio::ssl::context::no_tlsv1_1);
+  context.use_certificate_chain_file(settings.tls_cert_file, error);
+  if (error) {
+    return make_error(ApiError::tls, "[api] tls_cert_file '" + settings.tls_cert_file + "': " + error.message());
+  }
+  context.use_private_key_file(settings.tls_key_file, boost::asio::ssl::context::pem, error);
+  if (error) {
+    return make_error(ApiError::tls, "[api] tls_key_file '" + settings.tls_key_file + "': " + error.message());
+  }
+  if (SSL_CTX_check_private_key(context.native_handle()) != 1) {
+    return make_error(ApiError::tls, "[api] the TLS key does not match the certificate");
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+ApiServer::ApiServer(boost::asio::io_context& io, ApiServerSettings settings,
+                     std::shared_ptr<const TokenSet> tokens, const SnapshotBox& snapshots, RosterOffer offer)
+    : impl_(std::make_shared<Impl>(io, settings,
+                                   std::make_shared<ServerCore>(std::move(tokens), snapshots, std::move(offer),
+                                                                settings.limits))) {}
+
+ApiServer::~ApiServer() { stop(); }
+
+Result<Endpoint, ApiError> ApiServer::start() {
+  Impl& impl = *impl_;
+  if (!impl.settings.tls_cert_file.empty()) {
+    impl.tls.emplace(boost::asio::ssl::context::tls_server);
+    if (auto loaded = load_tls(*impl.tls, impl.settings); !loaded) return loaded.error();
+  }
+  beast::error_code error;
+  const auto address = boost::asio::ip::make_address(impl.settings.listen.host, error);
+  if (error) {
+    return make_error(ApiError::bad_address, "[api] listen '" + impl.settings.listen.host + "' is not an IP address");
+  }
+  const Tcp::endpoint endpoint(address, impl.settings.listen.port);
+  impl.acceptor.open(endpoint.protocol(), error);
+  if (!error) impl.acceptor.set_option(boost::asio::socket_base::reuse_address(true), error);
+  if (!error) impl.acceptor.bind(endpoint, error);
+  if (!error) impl.acceptor.listen(boost::asio::socket_base::max_listen_connections, error);
+  if (error) {
+    return make_error(ApiError::bind_failed,
+                      "[api] listen " + format_endpoint(impl.settings.listen) + ": " + error.message());
+  }
+  const auto bound = impl.acceptor.local_endpoint(error);
+  boost::asio::post(impl.strand, [impl = impl_] { impl->do_accept(); });
+  return Endpoint{bound.address().to_string(), bound.port()};
+}
+
+void ApiServer::stop() {
+  if (impl_->core->stopped.exchange(true)) return;
+  boost::asio::post(impl_->strand, [impl = impl_] {
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+  });
+  std::vector<std::weak_ptr<SessionHandle>> sessions;
+  {
+    std::lock_guard lock(impl_->core->mutex);
+    sessions.swap(impl_->core->sessions);
+    impl_->core->waiters.clear();
+  }
+  for (auto& weak : sessions) {
+    if (auto session = weak.lock()) session->close();
+  }
+}
+
+void ApiServer::notify() {
+  std::vector<std::weak_ptr<SessionHandle>> waiters;
+  {
+    std::lock_guard lock(impl_->core->mutex);
+    waiters.swap(impl_->core->waiters);
+  }
+  for (auto& weak : waiters) {
+    if (auto session = weak.lock()) session->wake();
+  }
+}
+
+ApiServerStats ApiServer::stats() const {
+  const ServerCore& core = *impl_->core;
+  return ApiServerStats{core.accepted, core.refused, core.requests, core.rejected, core.open};
+}
+
+bool ApiServer::tls() const { return impl_->tls.has_value(); }
+
+void ApiServer::set_tokens(std::shared_ptr<const TokenSet> tokens) { impl_->core->tokens.store(std::move(tokens)); }
+
+}  // namespace mesh::api

@@ -1,0 +1,101 @@
+// The API's HTTP server (Boost.Beast; docs/API.md): HTTP/1.1 with keep-alive,
+// HTTPS only when a certificate is configured, every bound of
+// node/api/limits.h enforced per connection. It carries requests to the
+// pure router (node/api/router.h) and its answers back; it reads the node's
+// state only through the latest published snapshot and reaches the agent
+// only to offer a roster (PUT /v1/roster), through `offer`.
+//
+// Threading: sessions and the listener run on strands of `io`; start(),
+// stop() and notify() may be called from any thread. No Asio type here.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "node/api/http_types.h"
+#include "node/api/limits.h"
+#include "node/api/snapshot.h"
+#include "node/api/tokens.h"
+#include "record/roster.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace mesh::api {
+
+// Where the daemon publishes snapshots and the API reads them, lock-free.
+class SnapshotBox {
+ public:
+  void publish(std::shared_ptr<const ApiSnapshot> snapshot) { latest_.store(std::move(snapshot)); }
+  std::shared_ptr<const ApiSnapshot> latest() const { return latest_.load(); }
+
+ private:
+  std::atomic<std::shared_ptr<const ApiSnapshot>> latest_;
+};
+
+// The server's time and connection bounds (defaults: node/api/limits.h;
+// tests shorten them).
+struct ApiLimits {
+  DurationMs first_request_ms = kFirstRequestMs;
+  DurationMs keep_alive_request_ms = kKeepAliveRequestMs;
+  DurationMs write_ms = kWriteMs;
+  std::size_t connections_max = kConnectionsMax;
+};
+
+struct ApiServerSettings {
+  Endpoint listen;             // an IP literal and port (port 0: any)
+  std::string tls_cert_file;   // PEM chain; with tls_key_file: HTTPS only
+  std::string tls_key_file;
+  ApiLimits limits;
+};
+
+enum class ApiError {
+  bad_address,  // listen is not an IP literal
+  bind_failed,  // the address cannot be bound
+  tls,          // the certificate or key does not load, or they do not match
+};
+
+// Hands a roster record to the node and answers with its outcome, later,
+// on any thread.
+using RosterOffer = std::function<void(std::string raw, std::function<void(ApiResponse)> reply)>;
+
+struct ApiServerStats {
+  std::uint64_t connections_accepted = 0;
+  std::uint64_t connections_refused = 0;  // over kConnectionsMax
+  std::uint64_t requests = 0;
+  std::uint64_t requests_rejected = 0;    // over a limit, malformed, or timed out
+  std::uint64_t connections_open = 0;
+};
+
+class ApiServer {
+ public:
+  ApiServer(boost::asio::io_context& io, ApiServerSettings settings,
+            std::shared_ptr<const TokenSet> tokens, const SnapshotBox& snapshots, RosterOffer offer);
+  ~ApiServer();  // stop()
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // Loads the certificate (if any), binds and listens; the bound address.
+  Result<Endpoint, ApiError> start();
+  // Stops accepting and closes every connection. Idempotent.
+  void stop();
+  // The snapshot's index moved: held long-polls are answered.
+  void notify();
+  // Replaces the tokens (SIGHUP re-reads the token file); requests routed
+  // from now on use them.
+  void set_tokens(std::shared_ptr<const TokenSet> tokens);
+  ApiServerStats stats() const;
+  bool tls() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace mesh::api

@@ -1,0 +1,226 @@
+// Internal to node/api/server.cc: one HTTP connection, plain or TLS (the
+// Boost.Beast advanced_server_flex shape: one session class over both
+// streams via CRTP, one strand per connection, deadlines on the stream).
+// Each request is read whole within its deadline and under the header and
+// body limits, routed against the latest snapshot, and answered; a held
+// long-poll waits on a timer that notify() cancels.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <memory>
+#include <optional>
+
+#include "node/api/limits.h"
+#include "node/api/router.h"
+#include "node/api/server.h"
+
+namespace mesh::api {
+
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using Tcp = boost::asio::ip::tcp;
+
+// What the server knows of a session: a way to wake a held request and to
+// close the connection, from any thread.
+class SessionHandle {
+ public:
+  virtual ~SessionHandle() = default;
+  virtual void wake() = 0;
+  virtual void close() = 0;
+};
+
+// Server state shared with the sessions (defined in server.cc).
+struct ServerCore;
+void count_request(ServerCore& core, bool rejected);
+void register_waiter(ServerCore& core, std::weak_ptr<SessionHandle> session);
+void register_session(ServerCore& core, std::weak_ptr<SessionHandle> session);
+void session_closed(ServerCore& core);
+const ApiLimits& server_limits(const ServerCore& core);
+std::shared_ptr<const ApiSnapshot> latest_snapshot(const ServerCore& core);
+std::shared_ptr<const TokenSet> server_tokens(const ServerCore& core);
+void offer_roster(ServerCore& core, std::string raw, std::function<void(ApiResponse)> reply);
+
+template <class Derived>
+class HttpSession : public SessionHandle {
+ public:
+  HttpSession(std::shared_ptr<ServerCore> core, boost::asio::any_io_executor executor)
+      : core_(std::move(core)), wait_timer_(executor) {}
+  ~HttpSession() override { session_closed(*core_); }
+
+  void wake() override {
+    boost::asio::post(derived().executor(), [self = derived().shared_from_this()] {
+      self->wait_timer_.cancel();
+    });
+  }
+  void close() override {
+    boost::asio::post(derived().executor(), [self = derived().shared_from_this()] {
+      self->closing_ = true;
+      self->wait_timer_.cancel();
+      beast::get_lowest_layer(self->derived().stream()).close();
+    });
+  }
+
+ protected:
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  void do_read() {
+    if (closing_) return;
+    parser_.emplace();
+    parser_->header_limit(kHeaderBytesMax);
+    parser_->body_limit(kBodyBytesMax);
+    beast::get_lowest_layer(derived().stream())
+        .expires_after(std::chrono::milliseconds(served_ == 0 ? server_limits(*core_).first_request_ms
+                                                              : server_limits(*core_).keep_alive_request_ms));
+    http::async_read(derived().stream(), buffer_, *parser_,
+                     [self = derived().shared_from_this()](beast::error_code error, std::size_t) {
+                       self->on_read(error);
+                     });
+  }
+
+  void on_read(beast::error_code error) {
+    if (error == http::error::end_of_stream) return derived().do_eof();
+    if (error == http::error::header_limit) return reject(431, "request headers over 8 KiB");
+    if (error == http::error::body_limit) return reject(413, "request body over the limit");
+    if (error && &error.category() == &http::make_error_code(http::error::bad_target).category()) {
+      return reject(400, "not an HTTP/1.1 request");
+    }
+    if (error) {
+      count_request(*core_, true);  // a timeout, a reset: nothing to answer
+      return;
+    }
+    const auto& message = parser_->get();
+    request_ = ApiRequest{std::string(message.method_string()), std::string(message.target()),
+                          std::string(message[http::field::authorization]), message.body()};
+    keep_alive_ = message.keep_alive();
+    version_ = message.version();
+    count_request(*core_, false);
+    handle(false);
+  }
+
+  void handle(bool held) {
+    auto snapshot = latest_snapshot(*core_);
+    if (snapshot == nullptr) {
+      return write(error_response(503, "starting", "the node has not published its state yet"));
+    }
+    const auto tokens = server_tokens(*core_);
+    RouteDecision decision = route(request_, *snapshot, *tokens, held);
+    switch (decision.kind) {
+      case RouteDecision::Kind::respond: return write(std::move(decision.response));
+      case RouteDecision::Kind::wait: return hold(decision.index, decision.wait_ms);
+      case RouteDecision::Kind::offer_roster:
+        return offer_roster(*core_, std::move(decision.roster),
+                            [self = derived().shared_from_this()](ApiResponse response) {
+                              boost::asio::post(self->derived().executor(), [self, response]() mutable {
+                                self->write(std::move(response));
+                              });
+                            });
+    }
+  }
+
+  // A long-poll: until notify() wakes it or the wait ends, then answer.
+  void hold(std::uint64_t index, DurationMs wait_ms) {
+    beast::get_lowest_layer(derived().stream()).expires_never();
+    wait_timer_.expires_after(std::chrono::milliseconds(wait_ms));
+    register_waiter(*core_, derived().weak_from_this());
+    wait_timer_.async_wait([self = derived().shared_from_this()](beast::error_code) {
+      if (self->closing_) return;
+      self->handle(true);
+    });
+    // The index may have moved between routing and registering.
+    if (auto snapshot = latest_snapshot(*core_); snapshot && snapshot->index != index) {
+      wait_timer_.cancel();
+    }
+  }
+
+  void reject(unsigned status, std::string_view message) {
+    count_request(*core_, true);
+    keep_alive_ = false;
+    write(error_response(status, "bad_request", message));
+  }
+
+  void write(ApiResponse response) {
+    ++served_;
+    const bool keep = keep_alive_ && served_ < kRequestsPerConnectionMax && !closing_;
+    auto out = std::make_shared<http::response<http::string_body>>(
+        static_cast<http::status>(response.status), version_ == 10 ? 10 : 11);
+    out->set(http::field::server, "meshnode");
+    out->set(http::field::content_type, response.content_type);
+    out->set(http::field::cache_control, "no-store");
+    out->set("X-Content-Type-Options", "nosniff");
+    for (const auto& [name, value] : response.headers) out->set(name, value);
+    out->keep_alive(keep);
+    out->body() = std::move(response.body);
+    out->prepare_payload();
+    beast::get_lowest_layer(derived().stream())
+        .expires_after(std::chrono::milliseconds(server_limits(*core_).write_ms));
+    http::async_write(derived().stream(), *out,
+                      [self = derived().shared_from_this(), out, keep](beast::error_code error, std::size_t) {
+                        if (error) return;
+                        if (!keep) return self->derived().do_eof();
+                        self->do_read();
+                      });
+  }
+
+  std::shared_ptr<ServerCore> core_;
+  boost::asio::steady_timer wait_timer_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  ApiRequest request_;
+  bool keep_alive_ = true;
+  unsigned version_ = 11;
+  std::size_t served_ = 0;
+  bool closing_ = false;
+};
+
+class PlainSession final : public HttpSession<PlainSession>,
+                           public std::enable_shared_from_this<PlainSession> {
+ public:
+  PlainSession(std::shared_ptr<ServerCore> core, Tcp::socket socket)
+      : HttpSession(std::move(core), socket.get_executor()), stream_(std::move(socket)) {}
+  void run() {
+    boost::asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
+  }
+  beast::tcp_stream& stream() { return stream_; }
+  boost::asio::any_io_executor executor() { return stream_.get_executor(); }
+  void do_eof() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(Tcp::socket::shutdown_send, ignored);
+  }
+
+ private:
+  beast::tcp_stream stream_;
+};
+
+class TlsSession final : public HttpSession<TlsSession>, public std::enable_shared_from_this<TlsSession> {
+ public:
+  TlsSession(std::shared_ptr<ServerCore> core, Tcp::socket socket, boost::asio::ssl::context& tls)
+      : HttpSession(std::move(core), socket.get_executor()), stream_(std::move(socket), tls) {}
+  void run() {
+    boost::asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      beast::get_lowest_layer(self->stream_).expires_after(std::chrono::milliseconds(kTlsHandshakeMs));
+      self->stream_.async_handshake(boost::asio::ssl::stream_base::server,
+                                    [self](beast::error_code error) {
+                                      if (error) return count_request(*self->core_, true);
+                                      self->do_read();
+                                    });
+    });
+  }
+  beast::ssl_stream<beast::tcp_stream>& stream() { return stream_; }
+  boost::asio::any_io_executor executor() { return stream_.get_executor(); }
+  void do_eof() {
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::milliseconds(kWriteMs));
+    stream_.async_shutdown([self = shared_from_this()](beast::error_code) {});
+  }
+
+ private:
+  beast::ssl_stream<beast::tcp_stream> stream_;
+};
+
+}  // namespace mesh::api

@@ -1,0 +1,85 @@
+// What the API answers from (docs/API.md): an immutable snapshot of the
+// node's state, built on the daemon's strand (node/api_snapshot_builder.h)
+// and read by any number of API requests without a lock. Plain values and
+// shared immutable pieces; the JSON bodies of the unfiltered endpoints are
+// rendered once per snapshot, on first use (node/api/render.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/server_id.h"
+#include "common/time.h"
+#include "record/report.h"
+#include "record/roster.h"
+#include "verdict/evaluation.h"
+
+namespace mesh::api {
+
+// One observer's latest result for a target, from its latest report.
+struct ObserverView {
+  ServerId id;
+  std::string country;
+  std::uint32_t fail_streak = 0;
+  std::uint32_t ok_streak = 0;
+  ProbeFailure reason = ProbeFailure::none;
+  UnixMs last_probe_ms = 0;
+  bool unreliable = false;  // its votes are discarded
+};
+
+struct ServerState {
+  const ServerEntry* entry = nullptr;       // into ApiSnapshot::roster
+  const verdict::ServerVerdict* verdict = nullptr;  // into ApiSnapshot::evaluation
+  std::optional<UnixMs> last_report_ms;     // nullopt: never received
+  std::optional<Metrics> metrics;           // from the latest report
+  std::optional<SelfCheck> self_check;
+  std::vector<ObserverView> observers;      // roster order of the observers
+};
+
+struct PeerState {
+  ServerId id;
+  bool connected = false;
+  UnixMs last_frame_ms = 0;  // 0: never
+};
+
+// Counters for /metrics, gathered from the agent, the core and the transport.
+struct MetricsInput {
+  std::vector<std::pair<std::string, std::uint64_t>> probe_results;  // result -> count
+  // Probe stage durations: bucket upper bounds in seconds, cumulative counts.
+  std::vector<double> duration_buckets_s;
+  std::array<std::vector<std::uint64_t>, 2> duration_counts;  // [connect, tls], cumulative per bucket
+  std::array<double, 2> duration_sum_s{};
+  std::array<std::uint64_t, 2> duration_count{};
+  std::uint64_t frames_sent = 0, frames_received = 0, bytes_sent = 0, bytes_received = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> drops;  // reason -> count
+};
+
+struct ApiSnapshot {
+  std::string node;
+  std::string version;              // of meshnode
+  UnixMs taken_ms = 0;              // the node's clock when built; ages count from here
+  std::uint64_t index = 0;          // grows when route membership changes (X-Meshnode-Index)
+  std::shared_ptr<const Roster> roster;                 // null before a roster is held
+  std::shared_ptr<const verdict::Evaluation> evaluation;  // null before the first evaluation
+  std::vector<ServerState> servers;                     // roster order; empty without both
+  std::string digest_hex;
+  std::size_t records = 0;
+  std::vector<PeerState> peers;     // sorted by id
+  std::uint64_t volume_used_bytes = 0;
+  std::uint64_t volume_cap_bytes = 0;
+  bool volume_tight = false;
+  MetricsInput metrics;
+
+  // Bodies rendered once per snapshot (node/api/render.h), on first use.
+  mutable std::once_flag routes_once, servers_once;
+  mutable std::string routes_json, servers_json;
+
+  const ServerState* server(std::string_view id) const;
+};
+
+}  // namespace mesh::api

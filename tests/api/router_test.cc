@@ -1,0 +1,202 @@
+// The router as a pure function (node/api/router.h): every endpoint's
+// fields and types (the contract of docs/API.md), authentication, filters,
+// blocking queries, 404, 405 and bad requests, with no socket.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "node/api/router.h"
+#include "tests/api/fixture.h"
+
+namespace mesh::api::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+RouteDecision get(const std::string& target, const std::string& token = kReadToken,
+                  const ApiSnapshot* snap = nullptr) {
+  static const auto fixed = snapshot();
+  return route(ApiRequest{"GET", target, token.empty() ? "" : "Bearer " + token, ""},
+               snap != nullptr ? *snap : *fixed, tokens());
+}
+
+Json body_of(const RouteDecision& decision) {
+  REQUIRE(decision.kind == RouteDecision::Kind::respond);
+  return Json::parse(decision.response.body);
+}
+
+std::string header(const ApiResponse& response, const std::string& name) {
+  for (const auto& [key, value] : response.headers) {
+    if (key == name) return value;
+  }
+  return "";
+}
+
+void check_server_fields(const Json& s) {
+  CHECK(s["id"].is_string());
+  CHECK(s["country"].is_string());
+  CHECK(s["routes"].is_array());
+  CHECK(s["status"].is_string());
+  CHECK(s["caption"].is_string());
+  CHECK(s["flags"].is_array());
+  CHECK(s["witnesses"]["failing"].is_number_unsigned());
+  CHECK(s["witnesses"]["eligible"].is_number_unsigned());
+  CHECK(s["witnesses"]["by_country"].is_object());
+  CHECK((s["last_report_age_s"].is_number_integer() || s["last_report_age_s"].is_null()));
+  CHECK(s["metrics_stale"].is_boolean());
+}
+
+TEST_CASE("GET /v1/routes: servers in rotation in roster order, with the index header") {
+  const auto decision = get("/v1/routes");
+  CHECK(decision.response.status == 200);
+  CHECK(header(decision.response, "X-Meshnode-Index") == "7");
+  const Json routes = body_of(decision);
+  REQUIRE(routes.size() == 2);
+  CHECK(routes[0] == Json{{"id", "eu"}, {"name", "Europe"}, {"servers", {"de-1", "de-2", "nl-2"}},
+                          {"degraded", false}, {"reason", ""}});
+  CHECK(routes[1]["servers"] == Json{"nl-2"});
+}
+
+TEST_CASE("GET /v1/routes/{id}: the route plus its members") {
+  const Json route = body_of(get("/v1/routes/nl"));
+  CHECK(route["id"] == "nl");
+  REQUIRE(route["members"].size() == 2);
+  CHECK(route["members"][0]["id"] == "nl-1");
+  for (const auto& member : route["members"]) check_server_fields(member);
+  CHECK(get("/v1/routes/asia").response.status == 404);
+}
+
+TEST_CASE("GET /v1/servers: every field of the contract, captions as the product words them") {
+  const Json servers = body_of(get("/v1/servers"));
+  REQUIRE(servers.size() == 4);
+  for (const auto& s : servers) check_server_fields(s);
+  const Json& blocked = servers[2];
+  CHECK(blocked["status"] == "unreachable");
+  CHECK(blocked["caption"] == "Unreachable from your servers (2 of 3 servers can't see it)");
+  CHECK(blocked["flags"] == Json{"unreachable"});
+  CHECK(blocked["witnesses"]["by_country"]["DE"] == Json{{"failing", 2}, {"eligible", 2}});
+  CHECK(blocked["last_report_age_s"] == 12);
+  const Json& silent = servers[3];
+  CHECK(silent["caption"] == "No data from server");
+  CHECK(silent["last_report_age_s"].is_null());
+  CHECK(silent["metrics_stale"] == true);
+}
+
+TEST_CASE("GET /v1/servers filters by status, country and route, together") {
+  CHECK(body_of(get("/v1/servers?status=ok")).size() == 2);
+  CHECK(body_of(get("/v1/servers?country=NL")).size() == 2);
+  CHECK(body_of(get("/v1/servers?route=nl&status=no_data")).size() == 1);
+  CHECK(body_of(get("/v1/servers?country=FR")).empty());
+  CHECK(get("/v1/servers?status=bad").response.status == 400);
+}
+
+TEST_CASE("GET /v1/servers/{id}: metrics, self-check and each observer's ladder") {
+  const Json server = body_of(get("/v1/servers/nl-1"));
+  check_server_fields(server);
+  CHECK(server["metrics"]["cpu_permille"] == 230);
+  CHECK(server["self_check"] == Json{{"listener_ok", true}, {"service_ok", true}, {"reason", ""}});
+  REQUIRE(server["observers"].size() == 3);
+  const Json& ip_block = server["observers"][0];
+  CHECK(ip_block["last_reason"] == "tcp_timeout");
+  CHECK(ip_block["stages"] == Json{{"tcp", "failed"}, {"tls", "not_reached"}});
+  CHECK(ip_block["streak"] == Json{{"failing", 4}, {"ok", 0}});
+  CHECK(ip_block["last_probe_age_s"] == 3);
+  CHECK(server["observers"][1]["stages"] == Json{{"tcp", "ok"}, {"tls", "failed"}});
+  CHECK(server["observers"][2]["unreliable"] == true);
+  const Json silent = body_of(get("/v1/servers/nl-2"));
+  CHECK(silent["metrics"].is_null());
+  CHECK(silent["self_check"].is_null());
+  CHECK(get("/v1/servers/xx-9").response.status == 404);
+}
+
+TEST_CASE("GET /v1/mesh: node, roster, digest, records, peers, volume") {
+  const Json mesh = body_of(get("/v1/mesh"));
+  CHECK(mesh["node"] == "de-1");
+  CHECK(mesh["roster_version"] == 3);
+  CHECK(mesh["digest"].get<std::string>().size() == 64);
+  CHECK(mesh["records"] == 4);
+  CHECK(mesh["peers"][0] == Json{{"id", "de-2"}, {"connected", true}, {"last_frame_age_s", 2}});
+  CHECK(mesh["peers"][1]["last_frame_age_s"].is_null());
+  CHECK(mesh["volume"] == Json{{"used_today", 1000}, {"cap", 209715200}, {"tight", false}});
+}
+
+TEST_CASE("no token, a bad token, a read token on an admin endpoint") {
+  const auto none = get("/v1/routes", "");
+  CHECK(none.response.status == 401);
+  CHECK(header(none.response, "WWW-Authenticate") == "Bearer");
+  CHECK(Json::parse(none.response.body)["error"] == "unauthorized");
+  CHECK(get("/v1/routes", "wrong").response.status == 401);
+  CHECK(route(ApiRequest{"GET", "/v1/routes", "Basic abc", ""}, *snapshot(), tokens()).response.status == 401);
+  const auto forbidden = route(ApiRequest{"PUT", "/v1/roster", std::string("Bearer ") + kReadToken, "x"},
+                               *snapshot(), tokens());
+  CHECK(forbidden.response.status == 403);
+  const auto admin = route(ApiRequest{"PUT", "/v1/roster", std::string("Bearer ") + kAdminToken, "raw"},
+                           *snapshot(), tokens());
+  CHECK(admin.kind == RouteDecision::Kind::offer_roster);
+  CHECK(admin.roster == "raw");
+  CHECK(get("/v1/routes", kAdminToken).response.status == 200);  // admin reads too
+}
+
+TEST_CASE("/healthz needs no token; / is the page; /metrics is Prometheus text") {
+  CHECK(get("/healthz", "").response.status == 200);
+  const auto page = get("/", "");
+  CHECK(page.response.content_type.starts_with("text/html"));
+  CHECK(page.response.body.find("<html") != std::string::npos);
+  const auto metrics = get("/metrics");
+  CHECK(metrics.response.content_type.starts_with("text/plain; version=0.0.4"));
+  CHECK(metrics.response.body.find("meshnode_build_info{version=\"0.1.0\"} 1") != std::string::npos);
+  CHECK(metrics.response.body.find("meshnode_servers{status=\"unreachable\"} 1") != std::string::npos);
+  CHECK(get("/metrics", "").response.status == 401);
+}
+
+TEST_CASE("unknown paths 404, wrong methods 405 with Allow, bad targets 400") {
+  CHECK(get("/v2/routes").response.status == 404);
+  CHECK(get("/v1/servers/a/b").response.status == 404);
+  const auto post = route(ApiRequest{"POST", "/v1/routes", std::string("Bearer ") + kReadToken, ""},
+                          *snapshot(), tokens());
+  CHECK(post.response.status == 405);
+  CHECK(header(post.response, "Allow") == "GET");
+  CHECK(get("/v1/servers?status=%zz").response.status == 400);
+  CHECK(get("relative").response.status == 400);
+  CHECK(get("/v1/servers/nl%2D1").response.status == 200);  // percent-decoded
+}
+
+TEST_CASE("a blocking query waits while the index is unchanged, answers at once otherwise") {
+  const auto wait = get("/v1/routes?index=7&wait=30s");
+  CHECK(wait.kind == RouteDecision::Kind::wait);
+  CHECK(wait.index == 7);
+  CHECK(wait.wait_ms == 30'000);
+  CHECK(get("/v1/routes?index=6&wait=30s").kind == RouteDecision::Kind::respond);
+  CHECK(get("/v1/routes?index=7&wait=1h").wait_ms == kWaitMaxMs);
+  CHECK(get("/v1/routes?index=7").wait_ms == kWaitMaxMs);
+  CHECK(get("/v1/routes?index=x").response.status == 400);
+  const auto held = route(ApiRequest{"GET", "/v1/routes?index=7", std::string("Bearer ") + kReadToken, ""},
+                          *snapshot(), tokens(), true);
+  CHECK(held.kind == RouteDecision::Kind::respond);
+}
+
+TEST_CASE("before a roster and a verdict, the node says so") {
+  ApiSnapshot empty;
+  empty.node = "x";
+  CHECK(get("/v1/routes", kReadToken, &empty).response.status == 503);
+  CHECK(get("/v1/mesh", kReadToken, &empty).response.status == 200);
+}
+
+TEST_CASE("tokens: hashes only, a role each, strict lines, constant-time lookup") {
+  const TokenSet set = tokens();
+  CHECK(set.role_of(kReadToken) == Role::read);
+  CHECK(set.role_of(kAdminToken) == Role::admin);
+  CHECK(!set.role_of("nope"));
+  CHECK(!set.role_of(""));
+  CHECK(!set.role_of(std::string(kTokenBytesMax + 1, 'a')));
+  CHECK(token_hash_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  for (const char* bad : {"reader abc", "read 1234", "admin", "read " /* no hash */}) {
+    auto parsed = TokenSet::parse(bad, "t");
+    CHECK(!parsed.ok());
+    CHECK(parsed.message().find("t line 1") != std::string::npos);
+  }
+  CHECK(TokenSet::parse("# nothing\n\n", "t").code() == TokenError::empty);
+}
+
+}  // namespace
+}  // namespace mesh::api::testing

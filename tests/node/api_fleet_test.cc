@@ -1,0 +1,131 @@
+// The panel API of real daemons (docs/API.md): every converged node answers
+// the same; a roster put through one node's API reaches every node; bad
+// rosters are refused with the reason; /metrics is Prometheus text that
+// promtool accepts.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "record/envelope.h"
+#include "tests/node/daemon_fleet.h"
+#include "tests/node/http_client.h"
+
+namespace mesh::test {
+namespace {
+
+using std::chrono::seconds;
+using Verb = boost::beast::http::verb;
+using Json = nlohmann::json;
+
+HttpResult get(const DaemonFleet& fleet, std::uint32_t i, const std::string& target) {
+  return http_request(fleet.address(i), fleet.api_port(), Verb::get, target, fleet.read_token());
+}
+
+std::string signed_roster(const DaemonFleet& fleet, const Roster& roster) {
+  const Bytes raw = encode_signed_record(RecordKind::roster, kOperatorOrigin, roster.version,
+                                         1'700'000'000'000, encode_roster_payload(roster),
+                                         fleet.operator_key().secret_key);
+  return std::string(raw.begin(), raw.end());
+}
+
+TEST_CASE("every node's API answers the same routes and servers; a stopped service shows everywhere") {
+  DaemonFleet fleet(3, 51);
+  fleet.start_all();
+  INFO("logs in " << fleet.dir());
+  REQUIRE(DaemonFleet::wait([&] {
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      auto servers = get(fleet, i, "/v1/servers?status=ok");
+      if (servers.status != 200 || Json::parse(servers.body).size() != 3) return false;
+    }
+    return true;
+  }, seconds(60)));
+  const auto routes = get(fleet, 0, "/v1/routes");
+  CHECK(routes.status == 200);
+  CHECK(DaemonFleet::wait([&] { return get(fleet, 1, "/v1/routes").body == routes.body &&
+                                       get(fleet, 2, "/v1/routes").body == routes.body; }, seconds(20)));
+  fleet.stop_service(2);
+  CHECK(DaemonFleet::wait([&] {
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      const auto server = get(fleet, i, "/v1/servers/n3");
+      if (server.status != 200 || Json::parse(server.body)["status"] != "unavailable") return false;
+    }
+    return true;
+  }, seconds(40)));
+  const Json detail = Json::parse(get(fleet, 0, "/v1/servers/n3").body);
+  CHECK(detail["self_check"]["service_ok"] == false);
+  CHECK(detail["caption"] == "Server unavailable");
+  CHECK(detail["observers"].size() == 2);
+  const Json mesh = Json::parse(get(fleet, 0, "/v1/mesh").body);
+  CHECK(mesh["node"] == "n1");
+  CHECK(mesh["roster_version"] == 1);
+  CHECK(mesh["peers"].size() == 2);
+  CHECK(get(fleet, 0, "/healthz").status == 200);
+  CHECK(http_request(fleet.address(0), fleet.api_port(), Verb::get, "/v1/routes").status == 401);
+}
+
+TEST_CASE("a roster PUT on one node's API reaches every node; bad ones are refused with the reason") {
+  DaemonFleet fleet(3, 52);
+  fleet.start_all();
+  INFO("logs in " << fleet.dir());
+  REQUIRE(DaemonFleet::wait([&] { return get(fleet, 2, "/v1/routes").status == 200; }, seconds(60)));
+  Roster next = fleet.roster();
+  next.version = 2;
+  next.routes.push_back(Route{"spare", "Spare"});
+  const std::string raw = signed_roster(fleet, next);
+  auto put = [&](const std::string& body, const std::string& token) {
+    return http_request(fleet.address(1), fleet.api_port(), Verb::put, "/v1/roster", token, body);
+  };
+  CHECK(put(raw, fleet.read_token()).status == 403);
+  auto garbage = put("not a record", fleet.admin_token());
+  CHECK(garbage.status == 400);
+  CHECK(Json::parse(garbage.body)["error"] == "invalid_roster");
+  Roster forged = next;
+  forged.version = 3;
+  Bytes forged_raw = encode_signed_record(RecordKind::roster, kOperatorOrigin, 3, 1'700'000'000'000,
+                                          encode_roster_payload(forged), generate_key_pair().secret_key);
+  auto unsigned_put = put(std::string(forged_raw.begin(), forged_raw.end()), fleet.admin_token());
+  CHECK(unsigned_put.status == 400);
+  CHECK(unsigned_put.body.find("bad_signature") != std::string::npos);
+  auto accepted = put(raw, fleet.admin_token());
+  CHECK(accepted.status == 200);
+  CHECK(Json::parse(accepted.body)["roster_version"] == 2);
+  auto again = put(raw, fleet.admin_token());
+  CHECK(again.status == 409);
+  CHECK(DaemonFleet::wait([&] {
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      auto mesh = get(fleet, i, "/v1/mesh");
+      if (mesh.status != 200 || Json::parse(mesh.body)["roster_version"] != 2) return false;
+    }
+    return true;
+  }, seconds(40)));
+}
+
+TEST_CASE("GET /metrics is Prometheus text that promtool accepts") {
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0) {
+    MESSAGE("SKIPPED: promtool is not installed (Debian package prometheus; scripts/install-deps.sh installs it)");
+    return;
+  }
+  DaemonFleet fleet(2, 53);
+  fleet.start_all();
+  INFO("logs in " << fleet.dir());
+  REQUIRE(DaemonFleet::wait([&] { return get(fleet, 0, "/v1/servers?status=ok").body.find("n2") != std::string::npos; },
+                            seconds(60)));
+  const auto metrics = get(fleet, 0, "/metrics");
+  REQUIRE(metrics.status == 200);
+  CHECK(metrics.body.find("meshnode_build_info{version=") != std::string::npos);
+  CHECK(metrics.body.find("meshnode_probes_total{result=\"ok\"}") != std::string::npos);
+  const std::string path = fleet.dir() + "/metrics.txt";
+  std::ofstream(path) << metrics.body;
+  const std::string command = "promtool check metrics < " + path + " > " + path + ".out 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream out(path + ".out");
+  const std::string said{std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>()};
+  INFO("promtool said: " << said);
+  CHECK(status == 0);
+  CHECK(said.empty());  // no lint warning either
+}
+
+}  // namespace
+}  // namespace mesh::test
