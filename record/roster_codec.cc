@@ -6,8 +6,10 @@
 //   params = [11 uints, Parameters fields in declaration order]
 #include <algorithm>
 #include <limits>
+#include <span>
 #include <msgpack.hpp>
 
+#include "record/msgpack_reader.h"
 #include "record/parameters.h"
 #include "record/roster.h"
 
@@ -19,6 +21,8 @@ constexpr std::size_t kServerFields = 9;
 constexpr std::size_t kTopFields = 3;
 // Nesting: payload > servers > server > route ids.
 constexpr std::size_t kRosterDepthMax = 4;
+// The decoder's per-value limits (msgpack-c's unpack_limit below).
+constexpr std::size_t kArrayElementsMax = std::max(kRosterServersMax, kRosterRoutesMax);
 
 using Object = msgpack::object;
 
@@ -148,6 +152,53 @@ Result<Roster, RosterError> decode_tree(const Object& root, std::uint64_t versio
   return roster;
 }
 
+// msgpack-c reports a value over the limits without saying where; this
+// walks the layout with the strict reader, under the same limits, to name
+// the field ("servers[2] sni: a string over 253 bytes"). Empty when the
+// value is not where the layout puts one.
+std::string oversize_field(ByteView payload) {
+  using msgpack_reader::ReadStatus;
+  static constexpr const char* kRouteFieldNames[] = {"id", "name"};
+  static constexpr const char* kServerFieldNames[] = {"id", "country", "probe host", "probe port", "sni",
+                                                      "gossip host", "gossip port", "key", "routes"};
+  const msgpack_reader::SkipLimits limits{kHostBytesMax, kPublicKeyBytes,
+                                          static_cast<std::uint32_t>(kArrayElementsMax),
+                                          static_cast<std::uint32_t>(kRosterDepthMax)};
+  msgpack_reader::Reader reader(payload);
+  std::string found;
+  auto check = [&](ReadStatus status, const std::string& where) {
+    if (status == ReadStatus::str_too_long) found = where + ": a string over " + std::to_string(kHostBytesMax) + " bytes";
+    if (status == ReadStatus::bin_too_long) found = where + ": a bin over " + std::to_string(kPublicKeyBytes) + " bytes";
+    if (status == ReadStatus::array_too_long) {
+      found = where + ": an array over " + std::to_string(kArrayElementsMax) + " elements";
+    }
+    return status == ReadStatus::ok;
+  };
+  auto header = [&](const std::string& where, std::uint32_t& count) {
+    return check(reader.read_array_header(&count, limits.array_elements_max), where);
+  };
+  // Each entry of a list of arrays (routes or servers), field by field.
+  auto entries = [&](const std::string& list, std::span<const char* const> names) {
+    std::uint32_t count = 0, fields = 0;
+    if (!header(list, count)) return false;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::string entry = list + "[" + std::to_string(i) + "]";
+      if (!header(entry, fields)) return false;
+      for (std::uint32_t f = 0; f < fields; ++f) {
+        const std::string name = f < names.size() ? names[f] : "field " + std::to_string(f);
+        if (!check(reader.skip_value(limits), entry + " " + name)) return false;
+      }
+    }
+    return true;
+  };
+  std::uint32_t top = 0;
+  if (header("top level", top) && top == kTopFields && entries("routes", kRouteFieldNames) &&
+      entries("servers", kServerFieldNames)) {
+    check(reader.skip_value(limits), "params");
+  }
+  return found;
+}
+
 void pack_string(msgpack::packer<msgpack::sbuffer>& packer, const std::string& text) {
   packer.pack_str(static_cast<std::uint32_t>(text.size()));
   packer.pack_str_body(text.data(), static_cast<std::uint32_t>(text.size()));
@@ -198,8 +249,7 @@ Result<Roster, RosterError> decode_roster_payload(ByteView payload, std::uint64_
     return make_error(RosterError::too_large, "roster payload: " + std::to_string(payload.size()) +
                                                   " bytes, over the limit");
   }
-  msgpack::unpack_limit limit(std::max(kRosterServersMax, kRosterRoutesMax), 0, kHostBytesMax,
-                              kPublicKeyBytes, 0, kRosterDepthMax);
+  msgpack::unpack_limit limit(kArrayElementsMax, 0, kHostBytesMax, kPublicKeyBytes, 0, kRosterDepthMax);
   msgpack::object_handle handle;
   std::size_t offset = 0;
   try {
@@ -210,8 +260,9 @@ Result<Roster, RosterError> decode_roster_payload(ByteView payload, std::uint64_
                       "roster payload: not valid msgpack (nested "
                       "deeper than the layout)");
   } catch (const msgpack::size_overflow&) {
+    const std::string where = oversize_field(payload);
     return make_error(RosterError::too_large,
-                      "roster payload: an array, string or bin is over its limit");
+                      "roster payload: " + (where.empty() ? "an array, string or bin is over its limit" : where));
   } catch (const std::exception&) {
     return make_error(RosterError::malformed,
                       "roster payload: not valid msgpack (truncated, "

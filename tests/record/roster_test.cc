@@ -267,9 +267,10 @@ TEST_CASE("roster payload: structure rejections") {
   expect_decode_error(Bytes{0x93, 0x90, 0x91, 0x91, 0x91, 0x91, 0x90, 0x90},
                       RosterError::malformed, "not valid msgpack");
   expect_decode_error(patched_payload({1, 0, 1}, [](Packer& p) { p.pack(std::string(254, 'a')); }),
-                      RosterError::too_large, "over its limit");
+                      RosterError::too_large, "servers[0] country: a string over 253 bytes");
   // An array longer than any list in the layout.
-  expect_decode_error(Bytes{0x93, 0xdc, 0x10, 0x01}, RosterError::too_large, "over its limit");
+  expect_decode_error(Bytes{0x93, 0xdc, 0x10, 0x01}, RosterError::too_large,
+                      "routes: an array over 4096 elements");
 }
 
 TEST_CASE("roster payload: each field with a wrong type or count") {

@@ -1,8 +1,11 @@
-// Generates tests/vectors/records.json, the record test vectors
-// (docs/PROTOCOL.md, "Test vectors"). Deterministic: fixed seeds, fixed
+// Generates the test vectors (docs/PROTOCOL.md, "Test vectors"):
+// tests/vectors/records.json (records) and tests/vectors/gossip.json (link
+// keys, a sealed frame, hash32, the digest, the overlay order;
+// tests/vectors/gossip_vectors.cc). Deterministic: fixed seeds, fixed
 // times, and Ed25519 signatures are deterministic, so a rerun reproduces the
-// file byte for byte. Run by hand after a deliberate format change:
-//   build/tests/record/make_vectors > tests/vectors/records.json
+// files byte for byte. Run by hand after a deliberate format change:
+//   build/tests/record/make_vectors records > tests/vectors/records.json
+//   build/tests/record/make_vectors gossip > tests/vectors/gossip.json
 #include <msgpack.hpp>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,7 @@
 #include "record/envelope.h"
 #include "record/report.h"
 #include "record/roster_toml.h"
+#include "tests/vectors/gossip_vectors.h"
 
 namespace mesh {
 namespace {
@@ -192,7 +196,16 @@ nlohmann::json all_vectors() {
 }  // namespace
 }  // namespace mesh
 
-int main() {
-  std::printf("%s\n", mesh::all_vectors().dump(2).c_str());
+int main(int argc, char** argv) {
+  const std::string which = argc > 1 ? argv[1] : "records";
+  const nlohmann::json records = mesh::all_vectors();
+  if (which == "records") {
+    std::printf("%s\n", records.dump(2).c_str());
+  } else if (which == "gossip") {
+    std::printf("%s\n", mesh::gossip_vectors(records).dump(2).c_str());
+  } else {
+    std::fprintf(stderr, "usage: make_vectors [records|gossip]\n");
+    return 2;
+  }
   return 0;
 }
