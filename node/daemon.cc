@@ -78,7 +78,12 @@ Daemon::Daemon(NodeConfig config, std::string config_path)
       tick_timer_(strand_),
       signals_(strand_, SIGINT, SIGTERM, SIGHUP) {}
 
-Daemon::~Daemon() = default;
+Daemon::~Daemon() {
+  if (api_thread_.joinable()) {
+    api_io_.stop();
+    api_thread_.join();
+  }
+}
 
 UnixMs Daemon::wall_now() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -145,7 +150,7 @@ Status<ConfigError> Daemon::open_api() {
   }
   api::ApiServerSettings settings{*config_.api.listen, config_.api.tls_cert_file, config_.api.tls_key_file};
   api_ = std::make_unique<api::ApiServer>(
-      io_, settings, std::make_shared<const api::TokenSet>(std::move(tokens.value())), snapshots_,
+      api_io_, settings, std::make_shared<const api::TokenSet>(std::move(tokens.value())), snapshots_,
       [this](std::string raw, std::function<void(api::ApiResponse)> reply) {
         boost::asio::post(strand_, [this, raw = std::move(raw), reply = std::move(reply)]() mutable {
           offer_roster(std::move(raw), std::move(reply));
@@ -154,6 +159,8 @@ Status<ConfigError> Daemon::open_api() {
   publish_snapshot();
   auto bound = api_->start();
   if (!bound) return make_error(ConfigError::bad_value, bound.message());
+  api_work_.emplace(api_io_.get_executor());
+  api_thread_ = std::thread([this] { api_io_.run(); });
   const bool clear = !api_->tls() && !is_loopback_host(config_.api.listen->host);
   log_event(clear ? LogLevel::warn : LogLevel::info, "api",
             std::string("panel API on ") + (api_->tls() ? "https://" : "http://") +
@@ -283,7 +290,10 @@ void Daemon::shutdown(int exit_code, bool flush) {
   exit_code_ = exit_code;
   tick_timer_.cancel();
   signals_.cancel();
-  if (api_) api_->stop();
+  if (api_) {
+    api_->stop();
+    api_work_.reset();  // its thread leaves once the connections are closed
+  }
   transport_->stop();
   prober_->cancel_all();
   if (flush) {
@@ -313,6 +323,10 @@ int Daemon::run() {
   next_tick_ = std::chrono::steady_clock::now();
   schedule_tick();
   io_.run();
+  if (api_thread_.joinable()) {
+    api_io_.stop();  // whatever is left of closing connections
+    api_thread_.join();
+  }
   return exit_code_;
 }
 

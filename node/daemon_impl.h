@@ -4,6 +4,7 @@
 // two files only: it pulls in Asio.
 #pragma once
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "node/agent/agent.h"
 #include "node/api/server.h"
@@ -80,6 +82,11 @@ class Daemon {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Prober> prober_;
   std::unique_ptr<SelfChecker> self_checker_;
+  // The API on a thread and io_context of its own: no request, however slow
+  // or many, takes time from the agent's loop.
+  boost::asio::io_context api_io_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> api_work_;
+  std::thread api_thread_;
   std::unique_ptr<api::ApiServer> api_;
   api::SnapshotBox snapshots_;
   ProbeStats probe_stats_;

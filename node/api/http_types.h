@@ -3,7 +3,9 @@
 // call directly.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,7 +22,12 @@ struct ApiResponse {
   unsigned status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // When set, the body instead of `body`: one rendering shared by every
+  // response to the same snapshot, sent without a copy.
+  std::shared_ptr<const std::string> shared_body;
   std::vector<std::pair<std::string, std::string>> headers;  // Allow, WWW-Authenticate, X-Meshnode-Index
+
+  std::string_view text() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
 };
 
 }  // namespace mesh::api

@@ -98,6 +98,12 @@ ApiResponse json_response(std::string body, const ApiSnapshot& snapshot) {
   return response;
 }
 
+ApiResponse json_response(std::shared_ptr<const std::string> body, const ApiSnapshot& snapshot) {
+  ApiResponse response = json_response(std::string(), snapshot);
+  response.shared_body = std::move(body);
+  return response;
+}
+
 ApiResponse no_roster_yet() {
   return error_response(503, "no_roster", "this node holds no roster or no verdict yet");
 }

@@ -148,20 +148,40 @@ class HttpSession : public SessionHandle {
   void write(ApiResponse response) {
     ++served_;
     const bool keep = keep_alive_ && served_ < kRequestsPerConnectionMax && !closing_;
-    auto out = std::make_shared<http::response<http::string_body>>(
-        static_cast<http::status>(response.status), version_ == 10 ? 10 : 11);
-    out->set(http::field::server, "meshnode");
-    out->set(http::field::content_type, response.content_type);
-    out->set(http::field::cache_control, "no-store");
-    out->set("X-Content-Type-Options", "nosniff");
-    for (const auto& [name, value] : response.headers) out->set(name, value);
-    out->keep_alive(keep);
+    const auto status = static_cast<http::status>(response.status);
+    const unsigned version = version_ == 10 ? 10 : 11;
+    if (response.shared_body) {
+      // A rendering shared with other responses: sent from where it lies.
+      auto out = std::make_shared<http::response<http::span_body<const char>>>(status, version);
+      fill(*out, response, keep);
+      out->body() = {response.shared_body->data(), response.shared_body->size()};
+      out->prepare_payload();
+      return send(std::move(out), std::move(response.shared_body), keep);
+    }
+    auto out = std::make_shared<http::response<http::string_body>>(status, version);
+    fill(*out, response, keep);
     out->body() = std::move(response.body);
     out->prepare_payload();
+    send(std::move(out), nullptr, keep);
+  }
+
+  template <class Message>
+  static void fill(Message& out, const ApiResponse& response, bool keep) {
+    out.set(http::field::server, "meshnode");
+    out.set(http::field::content_type, response.content_type);
+    out.set(http::field::cache_control, "no-store");
+    out.set("X-Content-Type-Options", "nosniff");
+    for (const auto& [name, value] : response.headers) out.set(name, value);
+    out.keep_alive(keep);
+  }
+
+  template <class Message>
+  void send(std::shared_ptr<Message> out, std::shared_ptr<const std::string> shared_body, bool keep) {
     beast::get_lowest_layer(derived().stream())
         .expires_after(std::chrono::milliseconds(server_limits(*core_).write_ms));
     http::async_write(derived().stream(), *out,
-                      [self = derived().shared_from_this(), out, keep](beast::error_code error, std::size_t) {
+                      [self = derived().shared_from_this(), out, shared_body, keep](beast::error_code error,
+                                                                                     std::size_t) {
                         if (error) return;
                         if (!keep) return self->derived().do_eof();
                         self->do_read();

@@ -77,7 +77,7 @@ struct ApiSnapshot {
 
   // Bodies rendered once per snapshot (node/api/render.h), on first use.
   mutable std::once_flag routes_once, servers_once;
-  mutable std::string routes_json, servers_json;
+  mutable std::shared_ptr<const std::string> routes_json, servers_json;
 
   const ServerState* server(std::string_view id) const;
 };

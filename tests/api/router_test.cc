@@ -22,7 +22,7 @@ RouteDecision get(const std::string& target, const std::string& token = kReadTok
 
 Json body_of(const RouteDecision& decision) {
   REQUIRE(decision.kind == RouteDecision::Kind::respond);
-  return Json::parse(decision.response.body);
+  return Json::parse(decision.response.text());
 }
 
 std::string header(const ApiResponse& response, const std::string& name) {
@@ -124,7 +124,7 @@ TEST_CASE("no token, a bad token, a read token on an admin endpoint") {
   const auto none = get("/v1/routes", "");
   CHECK(none.response.status == 401);
   CHECK(header(none.response, "WWW-Authenticate") == "Bearer");
-  CHECK(Json::parse(none.response.body)["error"] == "unauthorized");
+  CHECK(Json::parse(none.response.text())["error"] == "unauthorized");
   CHECK(get("/v1/routes", "wrong").response.status == 401);
   CHECK(route(ApiRequest{"GET", "/v1/routes", "Basic abc", ""}, *snapshot(), tokens()).response.status == 401);
   const auto forbidden = route(ApiRequest{"PUT", "/v1/roster", std::string("Bearer ") + kReadToken, "x"},
@@ -141,11 +141,11 @@ TEST_CASE("/healthz needs no token; / is the page; /metrics is Prometheus text")
   CHECK(get("/healthz", "").response.status == 200);
   const auto page = get("/", "");
   CHECK(page.response.content_type.starts_with("text/html"));
-  CHECK(page.response.body.find("<html") != std::string::npos);
+  CHECK(page.response.text().find("<html") != std::string::npos);
   const auto metrics = get("/metrics");
   CHECK(metrics.response.content_type.starts_with("text/plain; version=0.0.4"));
-  CHECK(metrics.response.body.find("meshnode_build_info{version=\"0.1.0\"} 1") != std::string::npos);
-  CHECK(metrics.response.body.find("meshnode_servers{status=\"unreachable\"} 1") != std::string::npos);
+  CHECK(metrics.response.text().find("meshnode_build_info{version=\"0.1.0\"} 1") != std::string::npos);
+  CHECK(metrics.response.text().find("meshnode_servers{status=\"unreachable\"} 1") != std::string::npos);
   CHECK(get("/metrics", "").response.status == 401);
 }
 
