@@ -9,7 +9,14 @@ packages=(
   libmsgpack-cxx-dev libsodium-dev liblmdb-dev
   libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   libbenchmark-dev libssl-dev time nftables bc
+  prometheus  # promtool: tests check /metrics with it
+  chromium  # tests/browser: the status page in a real browser
 )
+# tests/browser also needs Node.js 18+ and npm. A Node.js from elsewhere is
+# kept (NodeSource's nodejs bundles npm and conflicts with Debian's npm
+# package): Debian's are added only when the commands are missing.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,232 @@
+// The status page (node/api/status_page.html) in Debian's Chromium, driven by
+// playwright-core; run by browser_test.cc against a fleet of real daemons:
+//
+//   node page_test.mjs '{"url": "http://127.0.61.4:PORT/", "token": "...", ...}'
+//
+// The JSON: url, token, wrong_token, chromium (the executable), servers (every
+// id), unreachable (an id the fleet shows unreachable), failing_observers and
+// reaching_observers (of that server), caption (its expected caption),
+// screenshot and phone_screenshot (PNG paths), block_file (the unreachable
+// server's block file, emptied to end the block), timeout_ms (the whole run).
+// What the page shows is compared with what the API answers at that moment.
+// Exit codes: 0 every check passed; 1 a check failed (each printed as FAIL);
+// 77 playwright-core cannot be loaded. Every wait is bounded.
+
+import { renameSync, writeFileSync } from "node:fs";
+
+let chromium;
+try {
+  ({ chromium } = await import("playwright-core"));
+} catch (error) {
+  console.log("SKIP: playwright-core cannot be loaded: " + error.message);
+  process.exit(77);
+}
+
+const want = JSON.parse(process.argv[2]);
+const STATUS_WORDS = { ok: "ok", unavailable: "unavailable", unreachable: "unreachable", no_data: "no data" };
+const NO_DATA_BADGE = "No data \u2014 agent not responding";
+// What Chromium needs on a closed network: no GPU, no QUIC, none of its own
+// background connections. playwright-core adds --headless, --no-sandbox and
+// a fresh temporary --user-data-dir itself.
+const CHROMIUM_FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync"];
+const failures = [];
+const check = (ok, message) => { if (!ok) failures.push(message); };
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+async function apiGet(path) {
+  const response = await fetch(new URL(path, want.url), { headers: { Authorization: "Bearer " + want.token } });
+  if (!response.ok) throw new Error("GET " + path + ": HTTP " + response.status);
+  return response.json();
+}
+
+// Runs `probe` (which returns a list of problems) until it finds none or
+// `limitMs` passes; the last problems.
+async function eventually(probe, limitMs) {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const problems = await probe();
+    if (problems.length === 0 || Date.now() >= deadline) return problems;
+    await sleep(500);
+  }
+}
+
+// What the page shows, read from its DOM.
+function pageView(page) {
+  return page.evaluate(() => {
+    const view = { servers: {}, routes: {}, cells: {} };
+    for (const card of document.querySelectorAll("#servers [data-server]")) {
+      const dot = card.querySelector(".dot");
+      view.servers[card.dataset.server] = {
+        dot: dot ? dot.className : "", label: dot ? dot.getAttribute("aria-label") : "",
+        role: dot ? dot.getAttribute("role") : "",
+        caption: card.querySelector(".caption") ? card.querySelector(".caption").textContent : "",
+        badges: [...card.querySelectorAll(".badge")].map(b => b.textContent) };
+    }
+    for (const card of document.querySelectorAll("#routes [data-route]")) {
+      view.routes[card.dataset.route] = {
+        degraded: card.classList.contains("degraded"),
+        reason: card.querySelector(".reason") ? card.querySelector(".reason").textContent : "",
+        rotation: [...card.querySelectorAll("li[data-in-rotation=true]")].map(li => li.dataset.server) };
+    }
+    for (const td of document.querySelectorAll("#matrix td[data-observer]")) {
+      view.cells[td.dataset.observer + " -> " + td.dataset.target] = {
+        classes: td.className.split(" "), title: td.getAttribute("title") || "" };
+    }
+    return view;
+  });
+}
+
+function compareServers(view, servers) {
+  const problems = [];
+  const shown = Object.keys(view.servers).sort().join(", ");
+  if (shown !== [...want.servers].sort().join(", ")) problems.push("server cards: " + shown + "; expected " + want.servers.join(", "));
+  for (const s of servers) {
+    const card = view.servers[s.id];
+    if (!card) { problems.push(s.id + ": no server card"); continue; }
+    if (!card.dot.split(" ").includes("dot-" + s.status)) problems.push(s.id + ": dot class '" + card.dot + "', the API says " + s.status);
+    if (card.label !== STATUS_WORDS[s.status] || card.role !== "img") problems.push(s.id + ": dot role '" + card.role + "' label '" + card.label + "'");
+    if (card.caption !== s.caption) problems.push(s.id + ": caption '" + card.caption + "', the API says '" + s.caption + "'");
+    if (card.badges.includes("stale") !== s.metrics_stale) problems.push(s.id + ": stale badge " + card.badges.join("|") + ", metrics_stale " + s.metrics_stale);
+    if (card.badges.includes(NO_DATA_BADGE) !== s.flags.includes("no_data")) problems.push(s.id + ": no-data badge " + card.badges.join("|") + ", flags " + s.flags);
+  }
+  const u = servers.find(s => s.id === want.unreachable);
+  const caption = u && "Unreachable from your servers (" + u.witnesses.failing + " of " + u.witnesses.eligible + " servers can't see it)";
+  if (!u || u.status !== "unreachable") problems.push("the API shows " + want.unreachable + " as " + (u && u.status) + ", not unreachable");
+  else if (u.caption !== caption || u.caption !== want.caption) problems.push("the API's caption for " + u.id + " is '" + u.caption + "'; expected '" + want.caption + "'");
+  return problems;
+}
+
+function compareRoutes(view, routes) {
+  const problems = [];
+  for (const r of routes) {
+    const card = view.routes[r.id];
+    if (!card) { problems.push("route " + r.id + ": no card"); continue; }
+    if (card.rotation.join(", ") !== r.servers.join(", ")) problems.push("route " + r.id + ": in rotation " + card.rotation + ", the API says " + r.servers);
+    if (card.degraded !== r.degraded || (r.degraded && !card.reason.includes(r.reason))) problems.push("route " + r.id + ": degraded '" + card.reason + "'");
+  }
+  return problems;
+}
+
+function compareMatrix(view, detail) {
+  const problems = [];
+  const observers = new Map(detail.observers.map(o => [o.id, o]));
+  const target = want.unreachable;
+  for (const id of want.failing_observers) {
+    const o = observers.get(id), cell = view.cells[id + " -> " + target];
+    if (!o || o.streak.failing === 0) problems.push("the API does not show " + id + " failing " + target);
+    if (!cell) { problems.push("matrix: no cell " + id + " -> " + target); continue; }
+    if (!cell.classes.includes("fail")) problems.push("matrix: cell " + id + " -> " + target + " is '" + cell.classes.join(" ") + "', not fail");
+    if (o && o.streak.failing > 0 && !cell.title.includes(o.last_reason)) problems.push("matrix: the tooltip of " + id + " -> " + target + " ('" + cell.title + "') lacks " + o.last_reason);
+  }
+  for (const id of want.reaching_observers) {
+    const cell = view.cells[id + " -> " + target];
+    if (!cell || !cell.classes.includes("ok")) problems.push("matrix: cell " + id + " -> " + target + " is not ok: " + JSON.stringify(cell));
+  }
+  return problems;
+}
+
+async function compareWithApi(page) {
+  const [routes, servers, detail] = await Promise.all(
+    [apiGet("/v1/routes"), apiGet("/v1/servers"), apiGet("/v1/servers/" + encodeURIComponent(want.unreachable))]);
+  const view = await pageView(page);
+  return [...compareServers(view, servers), ...compareRoutes(view, routes), ...compareMatrix(view, detail)];
+}
+
+// The page's source: self-contained, and never HTML from strings.
+async function checkSource() {
+  const html = await (await fetch(want.url)).text();
+  check(!/\b(src|href)\s*=\s*["']?(https?:)?\/\//i.test(html), "the page loads something from elsewhere");
+  check(!/innerHTML|outerHTML|insertAdjacentHTML|document\.write/.test(html), "the page builds HTML from strings");
+}
+
+async function wrongToken(page) {
+  await page.fill("#token", want.wrong_token);
+  await page.click("#login-form button[type=submit]");
+  await page.waitForSelector("#auth-error:not([hidden])", { timeout: 15000 });
+  const message = await page.textContent("#auth-error");
+  check(message.includes("401"), "a wrong token: the message reads '" + message + "'");
+  check(await page.isVisible("#token"), "a wrong token: no token field to try another");
+  check(await page.isHidden("#board"), "a wrong token: the board is still shown");
+}
+
+async function rightToken(page, requests) {
+  await page.fill("#token", want.token);
+  await page.click("#login-form button[type=submit]");
+  await page.waitForSelector("#servers [data-server='" + want.unreachable + "'] .dot-unreachable", { timeout: 45000 });
+  check(await page.isHidden("#auth-error"), "the error message stays after a good token");
+  failures.push(...await eventually(() => compareWithApi(page), 30000));
+  const polled = await eventually(async () => requests.some(u => /\/v1\/routes\?index=\d+&wait=60s/.test(u)) ? [] : ["no long-poll"], 10000);
+  check(polled.length === 0, "the page sent no long-poll (/v1/routes?index=N&wait=60s); it asked: " + requests.join(" "));
+}
+
+async function run(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [], requests = [], origin = new URL(want.url).origin;
+  page.on("pageerror", error => errors.push(error.message));
+  page.on("request", request => {
+    requests.push(request.url());
+    check(new URL(request.url()).origin === origin, "a request to another origin: " + request.url());
+  });
+  await page.goto(want.url, { timeout: 15000 });
+  await wrongToken(page);
+  await rightToken(page, requests);
+  // The token stays with the tab: a reload shows the board without asking.
+  await page.reload({ timeout: 15000 });
+  await page.waitForSelector("#servers [data-server]", { timeout: 15000 });
+  check(await page.isHidden("#login"), "after a reload the page asks for the token again");
+  await page.waitForTimeout(300);  // the matrix and fonts settle before the picture
+  await page.screenshot({ path: want.screenshot, fullPage: true });
+  console.log("screenshot: " + want.screenshot);
+  // A phone: the page does not scroll sideways (the matrix scrolls in its box).
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(overflow <= 1, "390 px wide, the page scrolls sideways by " + overflow + " px");
+  await page.screenshot({ path: want.phone_screenshot, fullPage: true });
+  console.log("phone screenshot: " + want.phone_screenshot);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await followsHealing(page);
+  check(errors.length === 0, "script errors on the page: " + errors.join("; "));
+}
+
+// The block ends (the block file emptied, renamed into place as the fleet
+// harness does): without a reload, the page must show the server back in
+// service, its dot ok and every route serving it, from the long-poll alone.
+async function followsHealing(page) {
+  const navigations = [];
+  page.on("framenavigated", frame => { if (frame === page.mainFrame()) navigations.push(frame.url()); });
+  writeFileSync(want.block_file + ".new", "");
+  renameSync(want.block_file + ".new", want.block_file);
+  const healed = "#servers [data-server='" + want.unreachable + "'] .dot-ok";
+  try {
+    await page.waitForSelector(healed, { timeout: 75000 });
+  } catch (error) {
+    failures.push("the page did not show " + want.unreachable + " back in service by itself within 75 s: " + error.message);
+    return;
+  }
+  check(navigations.length === 0, "the page reloaded itself to follow the change: " + navigations.join(" "));
+  failures.push(...await eventually(async () => {
+    const [routes, servers] = await Promise.all([apiGet("/v1/routes"), apiGet("/v1/servers")]);
+    const view = await pageView(page);
+    return [...compareRoutes(view, routes), ...compareServers(view, servers).filter(p => !p.startsWith("the API"))];
+  }, 30000));
+}
+
+const limit = setTimeout(() => {
+  console.log("FAIL: the page test ran over " + want.timeout_ms + " ms");
+  process.exit(1);
+}, want.timeout_ms || 90000);
+const browser = await chromium.launch({ executablePath: want.chromium, headless: true, args: CHROMIUM_FLAGS, timeout: 30000 });
+try {
+  await checkSource();
+  await run(browser);
+} catch (error) {
+  failures.push("the test stopped: " + error.message);
+} finally {
+  await browser.close();
+  clearTimeout(limit);
+}
+for (const failure of failures) console.log("FAIL: " + failure);
+console.log(failures.length === 0 ? "PASS: the status page in Chromium" : failures.length + " check(s) failed");
+process.exit(failures.length === 0 ? 0 : 1);
