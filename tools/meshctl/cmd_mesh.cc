@@ -1,89 +1,62 @@
-// meshctl mesh --data DIR: what a node's store says about the node itself:
-// its identity, roster, records, boot counter and today's volume account
-// (docs/STORAGE.md, "Agent state"), read-only.
-#include <algorithm>
+// meshctl mesh: the node's view of the mesh. From the API (GET /v1/mesh):
+// node, roster version, digest (equal on converged nodes), records, gossip
+// peers and today's volume. A store holds no digest or peers: from one,
+// the node's identity, roster, records, boot counter and volume account.
 #include <cstdio>
 
-#include <nlohmann/json.hpp>
-
-#include "node/agent/state_codec.h"
-#include "storage/store.h"
-#include "storage/txn.h"
 #include "tools/meshctl/commands.h"
-#include "tools/meshctl/exit_codes.h"
-#include "tools/meshctl/inspect.h"
 
 namespace mesh::ctl {
 namespace {
 
-std::uint64_t big_endian(ByteView bytes) {
-  std::uint64_t value = 0;
-  for (std::uint8_t b : bytes) value = value << 8 | b;
-  return value;
+using Json = nlohmann::json;
+
+unsigned long long u64(const Json& value) { return value.get<std::uint64_t>(); }
+
+void print_api_mesh(const Json& mesh, const Style& style) {
+  const Json& volume = mesh.at("volume");
+  const bool tight = volume.at("tight").get<bool>();
+  std::printf("%-15s %s\n", "node", printable(mesh.at("node").get<std::string>()).c_str());
+  std::printf("%-15s %s\n", "roster version", mesh.at("roster_version").dump().c_str());
+  std::printf("%-15s %s\n", "digest", printable(mesh.at("digest").get<std::string>()).c_str());
+  std::printf("%-15s %llu\n", "records", u64(mesh.at("records")));
+  std::printf("%-15s %llu of %llu bytes%s\n", "volume today", u64(volume.at("used_today")),
+              u64(volume.at("cap")), tight ? paint(" (tight: probes slowed)", Colour::yellow, style).c_str() : "");
+  std::printf("\n");
+  Table table({"PEER", "CONNECTED", "LAST FRAME"});
+  for (const Json& peer : mesh.at("peers")) {
+    const bool connected = peer.at("connected").get<bool>();
+    table.add_row({{peer.at("id").get<std::string>()},
+                   {connected ? "yes" : "no", connected ? Colour::green : Colour::red},
+                   {age_text(peer.at("last_frame_age_s"))}});
+  }
+  table.print(style);
+}
+
+void print_store_mesh(const Json& mesh) {
+  const Json& volume = mesh.at("volume");
+  std::printf("node %s, roster version %s, %llu reports held, boot %s\n",
+              printable(mesh.at("node").get<std::string>()).c_str(), mesh.at("roster_version").dump().c_str(),
+              u64(mesh.at("reports")), mesh.contains("boot_counter") ? mesh["boot_counter"].dump().c_str() : "?");
+  if (!volume.contains("used_today")) return;
+  std::printf("volume today (UTC day %llu): %llu of %llu bytes (probes %llu, gossip sent %llu; "
+              "received %llu, charged to the senders); stored as a reservation that runs ahead\n",
+              u64(volume.at("day")), u64(volume.at("used_today")), u64(volume.at("cap")),
+              u64(volume.at("probe_bytes")), u64(volume.at("sent_bytes")), u64(volume.at("received_bytes")));
 }
 
 }  // namespace
 
-int run_mesh(const MeshOptions& options) {
-  std::string error;
-  auto snapshot = open_store_snapshot(options.data_dir, error);
-  if (!snapshot) {
-    std::fprintf(stderr, "meshctl: %s\n", error.c_str());
-    return kExitUsage;
-  }
-  const ReadTxn& txn = *snapshot->txn;
-  nlohmann::json out;
-  std::string node = "?";
-  if (auto identity = txn.get_state(kNodeIdentityKey); identity && identity->has_value()) {
-    const Bytes& bytes = **identity;
-    node.assign(bytes.begin(), std::find(bytes.begin(), bytes.end(), std::uint8_t{0}));
-  }
-  out["node"] = node;
-  std::uint64_t cap = Parameters{}.volume_bytes_per_day_max;
-  out["roster_version"] = nullptr;
-  if (auto raw = txn.get_roster(); raw && raw->has_value()) {
-    bool signature_failed = false;
-    if (auto roster = open_signed_roster(**raw, "", error, signature_failed)) {
-      out["roster_version"] = roster->roster.version;
-      out["servers"] = roster->roster.servers.size();
-      cap = roster->roster.params.volume_bytes_per_day_max;
-    }
-  }
-  std::size_t records = 0;
-  (void)txn.for_each_record([&](std::uint8_t, std::string_view, ByteView) { ++records; });
-  out["reports"] = records;
-  if (auto boot = txn.find_state(kBootCounterKey); boot && boot->has_value()) {
-    out["boot_counter"] = big_endian(**boot);
-  }
-  nlohmann::json volume = {{"cap", cap}};
-  if (auto stored = txn.get_state(agent::kVolumeKey); stored && stored->has_value()) {
-    if (auto record = agent::decode_volume(**stored)) {
-      volume["day"] = record->day;
-      volume["used_today"] = record->charged_bytes;
-      volume["probe_bytes"] = record->probe_bytes;
-      volume["sent_bytes"] = record->sent_bytes;
-      volume["received_bytes"] = record->received_bytes;
-    }
-  }
-  out["volume"] = volume;
-  if (options.json) {
-    std::printf("%s\n", out.dump(1).c_str());
-    return kExitOk;
-  }
-  std::printf("node %s, roster version %s, %zu reports held, boot %s\n", node.c_str(),
-              out["roster_version"].dump().c_str(), records,
-              out.contains("boot_counter") ? out["boot_counter"].dump().c_str() : "?");
-  if (volume.contains("used_today")) {
-    std::printf("volume today (UTC day %llu): %llu of %llu bytes (probes %llu, gossip sent %llu; "
-                "received %llu, charged to the senders); stored as a reservation that runs ahead\n",
-                static_cast<unsigned long long>(volume["day"].get<std::uint64_t>()),
-                static_cast<unsigned long long>(volume["used_today"].get<std::uint64_t>()),
-                static_cast<unsigned long long>(cap),
-                static_cast<unsigned long long>(volume["probe_bytes"].get<std::uint64_t>()),
-                static_cast<unsigned long long>(volume["sent_bytes"].get<std::uint64_t>()),
-                static_cast<unsigned long long>(volume["received_bytes"].get<std::uint64_t>()));
-  }
-  return kExitOk;
+int run_mesh(const ReadOptions& options) {
+  return run_read_command(
+      "mesh", options, [](NodeSource& source) { return source.mesh(); },
+      [](const Json& mesh, const NodeSource& source, const Style& style) {
+        if (source.from_api()) {
+          print_api_mesh(mesh, style);
+        } else {
+          print_store_mesh(mesh);
+        }
+      });
 }
 
 }  // namespace mesh::ctl

@@ -1,3 +1,8 @@
+// meshctl records --data DIR [--verify --operator-key HEX]: the signed
+// records a store holds (its roster first), and with --verify each checked
+// as a node accepts it: the roster against the operator key, each report
+// against the roster's key of its origin, and every record against the key
+// it is stored under. A check that cannot run is never shown as passed.
 #include <cstdio>
 #include <vector>
 
@@ -9,47 +14,61 @@
 #include "tools/meshctl/commands.h"
 #include "tools/meshctl/exit_codes.h"
 #include "tools/meshctl/inspect.h"
+#include "tools/meshctl/output.h"
 
 namespace mesh::ctl {
 namespace {
 
 struct Row {
   const char* kind = "?";  // a static name (kind_name)
-  std::string origin;
+  std::string origin;      // as the store lists it: its key, not the record's claim
   std::uint64_t seq = 0;
   UnixMs timestamp_ms = 0;
   std::size_t bytes = 0;
   std::string check;  // "ok", "unchecked", or what failed
 };
 
-// Checks one stored record as a node accepts it: structure, origin in the
-// roster, signature by that origin's key, payload rules.
-std::string check_record(const Envelope& envelope, const Roster* roster) {
-  if (envelope.kind == RecordKind::roster) return "ok (the roster itself)";
-  if (roster == nullptr) return "cannot check: no verified roster";
-  auto index = roster->index_of(envelope.origin);
+// What a check needs: the operator key, and the roster once it verified.
+struct Checker {
+  PublicKey operator_key{};
+  const Roster* roster = nullptr;
+  std::string roster_failure;  // why `roster` is null
+};
+
+std::string check_payload(const Envelope& envelope, const Checker& checker) {
+  if (envelope.kind == RecordKind::roster) {
+    auto signature = verify_envelope(envelope, checker.operator_key);
+    if (!signature) return "operator " + signature.message();
+    auto roster = decode_roster_payload(envelope.payload, envelope.seq);
+    return roster ? "ok" : roster.message();
+  }
+  if (checker.roster == nullptr) return "cannot check: " + checker.roster_failure;
+  auto index = checker.roster->index_of(envelope.origin);
   if (!index) return "unknown origin: '" + envelope.origin + "' is not in the roster";
-  auto signature = verify_envelope(envelope, roster->servers[*index].key);
+  auto signature = verify_envelope(envelope, checker.roster->servers[*index].key);
   if (!signature) return signature.message();
-  auto report = decode_report_payload(envelope.payload, *roster, *index, envelope.timestamp_ms);
-  if (!report) return "report payload: " + report.message();
-  return "ok";
+  auto report = decode_report_payload(envelope.payload, *checker.roster, *index, envelope.timestamp_ms);
+  return report ? "ok" : "report payload: " + report.message();
 }
 
-std::optional<Roster> verified_roster(const TxnReader& txn, const RecordsOptions& options,
-                                      std::string& error, bool& signature_failed) {
-  auto raw = txn.get_roster();
-  if (!raw) {
-    error = raw.message();
-    return std::nullopt;
+// Checks one stored record as a node accepts it, and against its store key:
+// a valid record filed under another key would be shown as that key's.
+std::string check_record(std::uint8_t stored_kind, std::string_view stored_origin, const Envelope& envelope,
+                         const Checker& checker) {
+  if (stored_kind != static_cast<std::uint8_t>(envelope.kind)) {
+    return "stored as kind " + std::to_string(stored_kind) + " but is a " + kind_name(envelope.kind);
   }
-  if (!raw->has_value()) {
-    error = "the store holds no roster, so no record can be checked";
-    return std::nullopt;
+  if (envelope.origin != stored_origin) {
+    return "stored under '" + printable(stored_origin) + "' but signed as '" + envelope.origin + "'";
   }
-  auto opened = open_signed_roster(**raw, options.operator_key, error, signature_failed);
-  if (!opened) return std::nullopt;
-  return std::move(opened->roster);
+  return check_payload(envelope, checker);
+}
+
+Row row_of(std::string_view stored_origin, ByteView raw) {
+  Row row;
+  row.origin = std::string(stored_origin);
+  row.bytes = raw.size();
+  return row;
 }
 
 void print_rows(const std::vector<Row>& rows, bool json) {
@@ -59,20 +78,68 @@ void print_rows(const std::vector<Row>& rows, bool json) {
       out.push_back({{"kind", r.kind}, {"origin", r.origin}, {"seq", r.seq},
                      {"timestamp_ms", r.timestamp_ms}, {"bytes", r.bytes}, {"check", r.check}});
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    print_json(out);
     return;
   }
-  std::printf("%-7s %-24s %10s %15s %7s  %s\n", "KIND", "ORIGIN", "SEQ", "TIMESTAMP_MS", "BYTES", "CHECK");
+  Table table({"KIND", "ORIGIN", "SEQ", "TIMESTAMP_MS", "BYTES", "CHECK"});
   for (const Row& r : rows) {
-    std::printf("%-7s %-24s %10llu %15lld %7zu  %s\n", r.kind, r.origin.c_str(),
-                static_cast<unsigned long long>(r.seq), static_cast<long long>(r.timestamp_ms),
-                r.bytes, r.check.c_str());
+    const bool ok = r.check == "ok";
+    table.add_row({{r.kind}, {r.origin}, {std::to_string(r.seq)}, {std::to_string(r.timestamp_ms)},
+                   {std::to_string(r.bytes)},
+                   {r.check, ok ? Colour::green : r.check == "unchecked" ? Colour::none : Colour::red}});
   }
+  table.print(output_style(false));
+}
+
+// The roster the store holds, as the first row, decoded into `held`. With
+// `checker`, it is verified against the operator key and, when it passes,
+// is the roster reports are checked against. False when the store cannot
+// be read.
+bool add_roster_row(const ReadTxn& txn, Checker* checker, std::optional<SignedRoster>& held,
+                    std::vector<Row>& rows, std::string& error) {
+  auto raw = txn.get_roster();
+  if (!raw) {
+    error = raw.message();
+    return false;
+  }
+  if (checker != nullptr) checker->roster_failure = "the store holds no roster";
+  if (!raw->has_value()) return true;
+  Row row = row_of(kOperatorOrigin, **raw);
+  row.kind = kind_name(RecordKind::roster);
+  bool signature_failed = false;
+  const std::string key_hex = checker != nullptr ? public_key_to_hex(checker->operator_key) : "";
+  held = open_signed_roster(**raw, key_hex, row.check, signature_failed);
+  if (auto envelope = decode_envelope(**raw)) {
+    row.seq = envelope->seq;
+    row.timestamp_ms = envelope->timestamp_ms;
+  }
+  if (held) row.check = checker != nullptr ? "ok" : "unchecked";
+  if (checker != nullptr) {
+    checker->roster = held ? &held->roster : nullptr;
+    checker->roster_failure = "the roster does not verify";
+  }
+  rows.push_back(std::move(row));
+  return true;
 }
 
 }  // namespace
 
 int run_records(const RecordsOptions& options) {
+  std::optional<Checker> checker;
+  if (options.verify) {
+    if (options.operator_key.empty()) {
+      std::fprintf(stderr, "meshctl records: --verify needs --operator-key HEX: the roster is checked "
+                           "against it, and every report against the roster\n");
+      return kExitUsage;
+    }
+    auto key = public_key_from_hex(options.operator_key);
+    if (!key) {
+      std::fprintf(stderr, "meshctl records: --operator-key: %s\n", key.message().c_str());
+      return kExitUsage;
+    }
+    checker.emplace();
+    checker->operator_key = *key;
+  }
   std::string error;
   auto snapshot = open_store_snapshot(options.data_dir, error);
   if (!snapshot) {
@@ -80,32 +147,22 @@ int run_records(const RecordsOptions& options) {
     return kExitUsage;
   }
   const ReadTxn& txn = *snapshot->txn;
-  std::optional<Roster> roster;
-  bool failed = false;
-  if (options.verify) {
-    bool signature_failed = false;
-    roster = verified_roster(txn, options, error, signature_failed);
-    if (!roster) {
-      std::fprintf(stderr, "meshctl records: roster: %s\n", error.c_str());
-      if (!signature_failed) return kExitUsage;
-      failed = true;
-    }
-  }
   std::vector<Row> rows;
-  auto scanned = txn.for_each_record([&](std::uint8_t, std::string_view origin, ByteView raw) {
-    Row row;
-    row.origin = std::string(origin);
-    row.bytes = raw.size();
+  std::optional<SignedRoster> roster;  // reports are checked against it during the scan
+  if (!add_roster_row(txn, checker ? &*checker : nullptr, roster, rows, error)) {
+    std::fprintf(stderr, "meshctl records: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  auto scanned = txn.for_each_record([&](std::uint8_t kind, std::string_view origin, ByteView raw) {
+    Row row = row_of(origin, raw);
     auto envelope = decode_envelope(raw);
     if (!envelope) {
       row.check = "undecodable: " + envelope.message();
-      failed = true;
     } else {
       row.kind = kind_name(envelope->kind);
       row.seq = envelope->seq;
       row.timestamp_ms = envelope->timestamp_ms;
-      row.check = options.verify ? check_record(*envelope, roster ? &*roster : nullptr) : "unchecked";
-      if (options.verify && row.check.rfind("ok", 0) != 0) failed = true;
+      row.check = checker ? check_record(kind, origin, *envelope, *checker) : "unchecked";
     }
     rows.push_back(std::move(row));
   });
@@ -114,6 +171,8 @@ int run_records(const RecordsOptions& options) {
     return kExitUsage;
   }
   print_rows(rows, options.json);
+  bool failed = false;
+  for (const Row& row : rows) failed |= row.check != "ok" && row.check != "unchecked";
   return failed ? kExitCheckFailed : kExitOk;
 }
 

@@ -1,9 +1,14 @@
-#include <cerrno>
-#include <chrono>
-#include <cstring>
-#include <cstdio>
+// meshctl roster sign (TOML -> signed roster record) and roster show (a
+// signed roster from a file or a store, checked against the operator key
+// unless --no-verify says, on every line, that it is not).
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +19,6 @@
 
 namespace mesh::ctl {
 namespace {
-
-inline constexpr std::size_t kRosterTomlBytesMax = 4 * 1024 * 1024;
 
 // Writes `bytes` to a new file (never over an existing one, so a signed
 // roster is not replaced by accident).
@@ -98,7 +101,52 @@ int run_roster_sign(const RosterSignOptions& options) {
   return kExitOk;
 }
 
+namespace {
+
+constexpr const char* kNotVerified = "NOT VERIFIED";
+
+// Every line of `toml` marked, as a TOML comment, so that no line of an
+// unchecked roster can pass for a checked one (the text stays valid TOML).
+std::string marked_not_verified(const std::string& toml) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < toml.size()) {
+    const std::size_t end = std::min(toml.find('\n', start), toml.size());
+    const std::string line = toml.substr(start, end - start);
+    out += (line.empty() ? "# " : line + "  # ") + kNotVerified + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+void print_roster(const SignedRoster& roster, bool verified, bool json) {
+  if (json) {
+    nlohmann::json out = roster_to_json(roster.roster);
+    out["signature"] = verified ? "valid" : kNotVerified;
+    out["signed_at_ms"] = roster.envelope.timestamp_ms;
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  const std::string header = "# roster version " + std::to_string(roster.roster.version) + ", signed at " +
+                             std::to_string(roster.envelope.timestamp_ms) + " ms, signature " +
+                             (verified ? "valid" : "NOT VERIFIED (--no-verify)") + "\n";
+  const std::string body = roster_to_toml(roster.roster);
+  std::printf("%s", verified ? (header + body).c_str() : marked_not_verified(header + body).c_str());
+}
+
+}  // namespace
+
 int run_roster_show(const RosterShowOptions& options) {
+  // An unset variable in a script ("--operator-key $KEY") must not skip the check.
+  if (options.no_verify && !options.operator_key.empty()) {
+    std::fprintf(stderr, "meshctl roster show: give --operator-key HEX or --no-verify, not both\n");
+    return kExitUsage;
+  }
+  if (!options.no_verify && options.operator_key.empty()) {
+    std::fprintf(stderr, "meshctl roster show: --operator-key HEX is required; --no-verify to show a "
+                         "roster without checking it\n");
+    return kExitUsage;
+  }
   std::string error;
   std::optional<Bytes> raw;
   if (!options.data_dir.empty()) {
@@ -118,18 +166,10 @@ int run_roster_show(const RosterShowOptions& options) {
     std::fprintf(stderr, "meshctl roster show: %s\n", error.c_str());
     return signature_failed ? kExitCheckFailed : kExitUsage;
   }
-  const char* checked = options.operator_key.empty() ? "not checked (no --operator-key)" : "valid";
-  if (options.json) {
-    nlohmann::json out = roster_to_json(signed_roster->roster);
-    out["signature"] = options.operator_key.empty() ? "unchecked" : "valid";
-    out["signed_at_ms"] = signed_roster->envelope.timestamp_ms;
-    std::printf("%s\n", out.dump(2).c_str());
-  } else {
-    std::printf("# roster version %llu, signed at %lld ms, signature %s\n%s",
-                static_cast<unsigned long long>(signed_roster->roster.version),
-                static_cast<long long>(signed_roster->envelope.timestamp_ms), checked,
-                roster_to_toml(signed_roster->roster).c_str());
+  if (options.no_verify) {
+    std::fprintf(stderr, "meshctl roster show: --no-verify: the roster's signature is NOT VERIFIED\n");
   }
+  print_roster(*signed_roster, !options.no_verify, options.json);
   return kExitOk;
 }
 

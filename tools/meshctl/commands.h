@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tools/meshctl/read_command.h"
+
 namespace mesh::ctl {
 
 struct KeygenOptions {
@@ -25,31 +27,47 @@ int run_roster_sign(const RosterSignOptions& options);
 struct RosterShowOptions {
   std::string data_dir;      // read the store's roster, or
   std::string file_path;     // a signed roster file
-  std::string operator_key;  // hex public key; when set the signature is checked
+  std::string operator_key;  // hex public key the signature is checked against; required unless
+  bool no_verify = false;    // show it unchecked, every line saying NOT VERIFIED
   bool json = false;
 };
 int run_roster_show(const RosterShowOptions& options);
 
 struct RecordsOptions {
   std::string data_dir;
-  std::string operator_key;  // hex; with verify, also checks the roster's signature
+  std::string operator_key;  // hex; required with verify: the roster is checked against it first
   bool verify = false;
   bool json = false;
 };
+// Lists the store's records; with verify, checks each as a node accepts it.
 int run_records(const RecordsOptions& options);
 
 struct StatusOptions {
-  std::string data_dir;
-  bool json = false;
+  ReadOptions read;
+  ServerFilter filter;
 };
-// The verdicts the node's daemon last stored (docs/STORAGE.md, "Agent state").
+// Every server's status, caption and failing witnesses (GET /v1/servers).
 int run_status(const StatusOptions& options);
 
-struct MeshOptions {
-  std::string data_dir;
+// Each route, degraded or not, and its servers in rotation (GET /v1/routes).
+int run_routes(const ReadOptions& options);
+
+struct ServerOptions {
+  ReadOptions read;
+  std::string id;
+};
+// One server in detail, with each observer's streak (GET /v1/servers/{id}).
+int run_server(const ServerOptions& options);
+
+// The node's view of the mesh (GET /v1/mesh); from a store: its identity,
+// roster, records and volume today.
+int run_mesh(const ReadOptions& options);
+
+struct TokenOptions {
+  std::string role = "read";
   bool json = false;
 };
-// The node itself as its store records it: identity, roster, volume today.
-int run_mesh(const MeshOptions& options);
+// A new API token and its token-file line (docs/API.md, "Authentication").
+int run_token_new(const TokenOptions& options);
 
 }  // namespace mesh::ctl

@@ -1,7 +1,12 @@
 #include "tools/meshctl/inspect.h"
 
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -11,25 +16,122 @@
 
 namespace mesh::ctl {
 
-std::optional<Bytes> read_file(const std::string& path, std::size_t bytes_max, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
+namespace {
+
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+// What read_regular_file does at `bytes_max`.
+enum class ReadLimit {
+  refuse_larger,  // a larger file is an error (an input that must be read whole)
+  prefix,         // the first `bytes_max` bytes are the answer (a header check)
+};
+
+// A regular file's content up to `bytes_max`; nullopt with `error` set.
+// Anything but a regular file is refused without being read.
+std::optional<Bytes> read_regular_file(const std::string& path, std::size_t bytes_max, ReadLimit limit,
+                                       std::string& error) {
+  // stat first; then O_NONBLOCK, so that a FIFO swapped in between cannot
+  // hang the open, and fstat again on what was opened.
+  if (!is_regular_file(path, error)) return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = "'" + path + "' is not a regular file";
     return std::nullopt;
   }
   Bytes content;
-  char chunk[4096];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    content.insert(content.end(), chunk, chunk + in.gcount());
+  std::uint8_t chunk[4096];
+  for (;;) {
+    const std::size_t wanted = limit == ReadLimit::prefix ? std::min(sizeof chunk, bytes_max - content.size())
+                                                          : sizeof chunk;
+    if (wanted == 0) break;  // the prefix is complete
+    const ssize_t n = ::read(fd, chunk, wanted);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = "cannot read '" + path + "': " + std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    content.insert(content.end(), chunk, chunk + n);
     if (content.size() > bytes_max) {
       error = "'" + path + "' is larger than " + std::to_string(bytes_max) + " bytes";
+      ::close(fd);
       return std::nullopt;
     }
   }
+  ::close(fd);
   return content;
 }
 
+// LMDB's meta page: a 16-byte page header, then MDB_meta's magic (native
+// byte order, little-endian here).
+constexpr std::uint32_t kLmdbMagic = 0xBEEFC0DE;
+constexpr std::size_t kLmdbMagicOffset = 16;
+
+// Refuses a data.mdb that LMDB would fail on with a confusing message
+// ("Bad file descriptor" for an empty one). A missing one is left to
+// Store::open, which says there is no store.
+bool looks_like_store(const std::string& data_dir, std::string& error) {
+  const std::string path = data_dir + "/data.mdb";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return true;
+  const std::string not_store = "'" + data_dir + "' is not a meshnode store: ";
+  if (!S_ISREG(st.st_mode)) {
+    error = not_store + "its data.mdb is " + file_kind(st.st_mode);
+    return false;
+  }
+  if (st.st_size == 0) {
+    error = not_store + "its data.mdb is empty";
+    return false;
+  }
+  // The meta page's head is enough; the file is as large as the store.
+  auto head = read_regular_file(path, kLmdbMagicOffset + sizeof(std::uint32_t), ReadLimit::prefix, error);
+  if (!head) return false;
+  std::uint32_t magic = 0;
+  if (head->size() >= kLmdbMagicOffset + sizeof magic) {
+    std::memcpy(&magic, head->data() + kLmdbMagicOffset, sizeof magic);
+  }
+  if (magic != kLmdbMagic) {
+    error = not_store + "its data.mdb is not an LMDB file";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_regular_file(const std::string& path, std::string& error) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = "'" + path + "' is " + file_kind(st.st_mode) + ", not a regular file";
+    return false;
+  }
+  return true;
+}
+
+std::optional<Bytes> read_file(const std::string& path, std::size_t bytes_max, std::string& error) {
+  return read_regular_file(path, bytes_max, ReadLimit::refuse_larger, error);
+}
+
 std::optional<StoreSnapshot> open_store_snapshot(const std::string& data_dir, std::string& error) {
+  if (!looks_like_store(data_dir, error)) return std::nullopt;
   StoreOptions options;
   options.read_only = true;
   auto store = Store::open(data_dir, options);

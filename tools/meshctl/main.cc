@@ -1,10 +1,23 @@
-// meshctl: the local inspection and operator tool (README.md, "meshctl").
+// meshctl: the operator's inspection tool (README.md, "meshctl"): a node's
+// state from its API or its store, keys, rosters, tokens.
 #include <CLI/CLI.hpp>
 
 #include "tools/meshctl/commands.h"
 #include "tools/meshctl/exit_codes.h"
 
 namespace {
+
+// --data or --api (with its token, CA and TLS choice), --json, --no-color.
+void add_read_options(CLI::App& cmd, mesh::ctl::ReadOptions& options) {
+  auto& s = options.source;
+  cmd.add_option("--data", s.data_dir, "meshnode data directory (read-only; no daemon needed)");
+  cmd.add_option("--api", s.api_url, "A node's API: http://host:port or https://host:port");
+  cmd.add_option("--token-file", s.token_file, "With --api: a file whose first line is the bearer token");
+  cmd.add_option("--cacert", s.cacert_file, "With https: a PEM CA certificate to trust as well");
+  cmd.add_flag("--insecure", s.insecure, "With https: do not verify the certificate (says so on stderr)");
+  cmd.add_flag("--json", options.json, "Print the API's JSON (or the store's equivalent)");
+  cmd.add_flag("--no-color", options.no_color, "Never colour the output");
+}
 
 void add_keygen(CLI::App& app, mesh::ctl::KeygenOptions& options) {
   auto* cmd = app.add_subcommand("keygen", "Create an Ed25519 key pair; print the public key");
@@ -21,51 +34,79 @@ void add_roster(CLI::App& app, mesh::ctl::RosterSignOptions& sign, mesh::ctl::Ro
   sign_cmd->add_option("--version", sign.version, "Roster version (default: the file's `version`)");
   sign_cmd->add_option("roster", sign.toml_path, "Roster TOML file")->required();
   sign_cmd->add_flag("--json", sign.json, "Print JSON");
-  auto* show_cmd = roster->add_subcommand("show", "Print a roster (from --data or --file)");
+  auto* show_cmd = roster->add_subcommand("show", "Print a roster (from --data or --file), checked");
   auto* data = show_cmd->add_option("--data", show.data_dir, "meshnode data directory");
   auto* file = show_cmd->add_option("--file", show.file_path, "Signed roster file");
   data->excludes(file);
-  show_cmd->add_option("--operator-key", show.operator_key, "Operator public key (hex) to check");
+  show_cmd->add_option("--operator-key", show.operator_key, "Operator public key (hex) to check (required)");
+  show_cmd->add_flag("--no-verify", show.no_verify, "Show the roster without checking it (marked NOT VERIFIED)");
   show_cmd->add_flag("--json", show.json, "Print JSON");
 }
 
 void add_records(CLI::App& app, mesh::ctl::RecordsOptions& options) {
   auto* cmd = app.add_subcommand("records", "List the signed records in a store");
   cmd->add_option("--data", options.data_dir, "meshnode data directory")->required();
-  cmd->add_flag("--verify", options.verify, "Check every record against the stored roster");
+  cmd->add_flag("--verify", options.verify, "Check the roster, then every record against it");
   cmd->add_option("--operator-key", options.operator_key,
-                  "Operator public key (hex); with --verify the roster's signature is checked too");
+                  "Operator public key (hex); required with --verify");
   cmd->add_flag("--json", options.json, "Print JSON");
 }
 
 void add_status(CLI::App& app, mesh::ctl::StatusOptions& options) {
-  auto* cmd = app.add_subcommand("status", "Show the verdicts a node's daemon computed (from its store)");
-  cmd->add_option("--data", options.data_dir, "meshnode data directory")->required();
-  cmd->add_flag("--json", options.json, "Print the stored snapshot as JSON");
+  auto* cmd = app.add_subcommand("status", "Every server's status, caption and failing witnesses");
+  add_read_options(*cmd, options.read);
+  cmd->add_option("--status", options.filter.status, "Only servers with this status: ok, unavailable, "
+                                                     "unreachable or no_data");
+  cmd->add_option("--country", options.filter.country, "Only servers in this country (ISO code)");
+  cmd->add_option("--route", options.filter.route, "Only servers of this route");
 }
 
-void add_mesh(CLI::App& app, mesh::ctl::MeshOptions& options) {
-  auto* cmd = app.add_subcommand("mesh", "Show what a node's store says of the node: roster, volume today");
-  cmd->add_option("--data", options.data_dir, "meshnode data directory")->required();
-  cmd->add_flag("--json", options.json, "Print JSON");
+void add_routes(CLI::App& app, mesh::ctl::ReadOptions& options) {
+  auto* cmd = app.add_subcommand("routes", "Each route, degraded or not, and its servers in rotation");
+  add_read_options(*cmd, options);
+}
+
+void add_server(CLI::App& app, mesh::ctl::ServerOptions& options) {
+  auto* cmd = app.add_subcommand("server", "One server: status, witnesses, metrics, each observer's streak");
+  cmd->add_option("id", options.id, "Server id")->required();
+  add_read_options(*cmd, options.read);
+}
+
+void add_mesh(CLI::App& app, mesh::ctl::ReadOptions& options) {
+  auto* cmd = app.add_subcommand("mesh", "The node's view of the mesh: roster, digest, records, peers, volume");
+  add_read_options(*cmd, options);
+}
+
+void add_token(CLI::App& app, mesh::ctl::TokenOptions& options) {
+  auto* token = app.add_subcommand("token", "API bearer tokens");
+  token->require_subcommand(1);
+  auto* make = token->add_subcommand("new", "Make a token; print it and the line for the token file");
+  make->add_option("--role", options.role, "read or admin")->required();
+  make->add_flag("--json", options.json, "Print JSON");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"meshctl: inspect a meshnode store, make keys, sign rosters"};
+  CLI::App app{"meshctl: inspect a meshnode (its API or its store), make keys, sign rosters"};
   app.require_subcommand(1);
   mesh::ctl::KeygenOptions keygen;
   mesh::ctl::RosterSignOptions sign;
   mesh::ctl::RosterShowOptions show;
   mesh::ctl::RecordsOptions records;
   mesh::ctl::StatusOptions status;
-  mesh::ctl::MeshOptions mesh_options;
-  add_keygen(app, keygen);
+  mesh::ctl::ReadOptions routes;
+  mesh::ctl::ServerOptions server;
+  mesh::ctl::ReadOptions mesh_options;
+  mesh::ctl::TokenOptions token;
   add_status(app, status);
+  add_routes(app, routes);
+  add_server(app, server);
   add_mesh(app, mesh_options);
-  add_roster(app, sign, show);
   add_records(app, records);
+  add_keygen(app, keygen);
+  add_roster(app, sign, show);
+  add_token(app, token);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -74,10 +115,13 @@ int main(int argc, char** argv) {
     app.exit(e);
     return mesh::ctl::kExitUsage;
   }
-  if (app.got_subcommand("keygen")) return mesh::ctl::run_keygen(keygen);
-  if (app.got_subcommand("records")) return mesh::ctl::run_records(records);
   if (app.got_subcommand("status")) return mesh::ctl::run_status(status);
+  if (app.got_subcommand("routes")) return mesh::ctl::run_routes(routes);
+  if (app.got_subcommand("server")) return mesh::ctl::run_server(server);
   if (app.got_subcommand("mesh")) return mesh::ctl::run_mesh(mesh_options);
+  if (app.got_subcommand("records")) return mesh::ctl::run_records(records);
+  if (app.got_subcommand("keygen")) return mesh::ctl::run_keygen(keygen);
+  if (app.got_subcommand("token")) return mesh::ctl::run_token_new(token);
   auto* roster = app.get_subcommand("roster");
   if (roster->got_subcommand("sign")) return mesh::ctl::run_roster_sign(sign);
   return mesh::ctl::run_roster_show(show);
