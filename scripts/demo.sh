@@ -14,8 +14,8 @@
 #      root with nftables, NL's packets to and from n1 are dropped for real
 #      (probes time out); otherwise n1's stand-in listener resets NL's
 #      connections after the TLS ClientHello (a DPI-style block).
-# Everything shown is read with meshctl from the daemons' own stores: what
-# they computed, not what this script expects. Short intervals come from the
+# Everything shown is read with meshctl from the daemons' own stores (and once
+# from a node's panel API): what they computed, not what this script expects. Short intervals come from the
 # roster (3 s reports and probes) so the whole run takes about two minutes.
 set -euo pipefail
 build=${1:-build/release}
@@ -50,10 +50,11 @@ elapsed() { echo "$(( $(date +%s) - started ))s"; }
 
 # status NODE SERVER: what NODE's daemon computed for SERVER.
 status() { "$meshctl" status --data "$demo/$1/data" 2>/dev/null | awk -v s="$2" '$1 == s { print $3 }'; }
-# rotation NODE ROUTE: the servers NODE's daemon has in rotation on ROUTE.
+# rotation NODE ROUTE: the servers NODE's daemon has in rotation on ROUTE
+# (from the JSON of `meshctl routes`: keys in order, servers last).
 rotation() {
-  "$meshctl" status --data "$demo/$1/data" 2>/dev/null |
-    awk -v r="$2" 'seen && $1 == r { $1 = ""; $2 = ""; print; exit } $1 == "ROUTE" { seen = 1 }'
+  "$meshctl" routes --data "$demo/$1/data" --json 2>/dev/null | tr -d ' \n' |
+    sed -n "s/.*\"id\":\"$2\"[^]]*\"servers\":\[\([^]]*\)\].*/\1/p" | tr -d '"' | sed 's/,/, /g'
 }
 # every NODES... -- SERVER STATUS: each node shows SERVER with STATUS.
 every() {
@@ -87,6 +88,7 @@ operator_pub=$("$meshctl" keygen --out "$demo/operator.key")
 # its SHA-256 (docs/API.md; `meshctl token new` does the same for operators).
 api_token=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 echo "read $(printf %s "$api_token" | sha256sum | cut -d' ' -f1)" > "$demo/api-tokens"
+echo "$api_token" > "$demo/panel.token" && chmod 600 "$demo/panel.token"
 {
   echo "version = 1"
   echo
@@ -169,6 +171,8 @@ for id in "${ids[@]}"; do
   start_service "$id"
 done
 for id in "${ids[@]}"; do start_node "$id"; done
+echo "While the demo runs, every node serves its panel API and status page:"
+echo "  http://$(addr n1):4717/ .. http://$(addr n6):4717/  (token: $demo/panel.token)"
 
 say "1. Steady state: every server ok at every node"
 wait_for 60 "every node sees every server ok" all_ok "${ids[@]}"
@@ -205,6 +209,8 @@ else
 fi
 wait_for 60 "every node shows n1 unreachable" every "${ids[@]}" n1 unreachable
 show n5
+echo "-- n1 from n5's panel API: meshctl server n1 --api http://$(addr n5):4717 --token-file panel.token"
+"$meshctl" server n1 --api "http://$(addr n5):4717" --token-file "$demo/panel.token" --no-color | sed 's/^/   /'
 echo "-- route 'fast' at n2: $(rotation n2 fast)"
 if [ -n "$nft_table" ]; then
   nft delete table inet $nft_table

@@ -202,7 +202,10 @@ async function followsHealing(page) {
   try {
     await page.waitForSelector(healed, { timeout: 75000 });
   } catch (error) {
-    failures.push("the page did not show " + want.unreachable + " back in service by itself within 75 s: " + error.message);
+    const api = await apiGet("/v1/servers/" + encodeURIComponent(want.unreachable)).catch(e => ({ status: e.message }));
+    const shown = (await pageView(page)).servers[want.unreachable];
+    failures.push("the page did not show " + want.unreachable + " back in service by itself within 75 s (the API says " +
+      api.status + ", the page shows " + JSON.stringify(shown) + ")");
     return;
   }
   check(navigations.length === 0, "the page reloaded itself to follow the change: " + navigations.join(" "));
