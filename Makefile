@@ -30,6 +30,7 @@ test-sanitize: deps
 	ctest --test-dir $(SANITIZE) --output-on-failure -j $(JOBS)
 
 bench: build
+	@scripts/install-deps.sh bench
 	@scripts/bench.sh $(RELEASE)
 
 clean:

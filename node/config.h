@@ -100,6 +100,8 @@ struct LogConfig {
 };
 
 // [api]: the panel API (docs/API.md).
+inline constexpr std::uint32_t kApiThreadsMax = 16;
+
 struct ApiConfig {
   // Where the API listens (an IP literal and port); nullopt: no API.
   std::optional<Endpoint> listen = Endpoint{"127.0.0.1", kDefaultApiPort};
@@ -109,6 +111,9 @@ struct ApiConfig {
   // A non-loopback listen without TLS is refused unless this says, in so
   // many words, that tokens may cross the network in clear.
   bool insecure_plaintext = false;
+  // Threads serving the API, apart from the agent's: sessions never share
+  // state but the latest snapshot, so a second core serves twice the load.
+  std::uint32_t threads = 2;
   bool operator==(const ApiConfig&) const = default;
 };
 

@@ -11,7 +11,8 @@ bool is_loopback_host(std::string_view host) {
 }
 
 Status<ConfigError> read_api_table(const ConfigTable& t, ApiConfig& api) {
-  if (auto s = t.allow_only({"listen", "token_file", "tls_cert_file", "tls_key_file", "insecure_plaintext"});
+  if (auto s = t.allow_only({"listen", "token_file", "tls_cert_file", "tls_key_file", "insecure_plaintext",
+                                "threads"});
       !s) {
     return s;
   }
@@ -46,6 +47,7 @@ Status<ConfigError> read_api_table(const ConfigTable& t, ApiConfig& api) {
                   "tls_cert_file and tls_key_file go together");
   }
   if (auto s = t.boolean("insecure_plaintext", api.insecure_plaintext); !s) return s;
+  if (auto s = t.integer("threads", 1, kApiThreadsMax, api.threads); !s) return s;
   if (api.listen && !is_loopback_host(api.listen->host) && api.tls_cert_file.empty() &&
       !api.insecure_plaintext) {
     return t.fail(ConfigError::bad_value, *listen_node, "listen",

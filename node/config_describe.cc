@@ -56,6 +56,7 @@ std::string describe_config(const NodeConfig& c) {
   out += line("tls_cert_file", toml_quoted(c.api.tls_cert_file));
   out += line("tls_key_file", toml_quoted(c.api.tls_key_file));
   out += line("insecure_plaintext", boolean(c.api.insecure_plaintext));
+  out += line("threads", number(c.api.threads));
   return out;
 }
 

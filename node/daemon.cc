@@ -78,11 +78,13 @@ Daemon::Daemon(NodeConfig config, std::string config_path)
       tick_timer_(strand_),
       signals_(strand_, SIGINT, SIGTERM, SIGHUP) {}
 
-Daemon::~Daemon() {
-  if (api_thread_.joinable()) {
-    api_io_.stop();
-    api_thread_.join();
-  }
+Daemon::~Daemon() { join_api(); }
+
+void Daemon::join_api() {
+  if (api_threads_.empty()) return;
+  api_io_.stop();  // whatever is left of closing connections
+  for (auto& thread : api_threads_) thread.join();
+  api_threads_.clear();
 }
 
 UnixMs Daemon::wall_now() const {
@@ -160,7 +162,7 @@ Status<ConfigError> Daemon::open_api() {
   auto bound = api_->start();
   if (!bound) return make_error(ConfigError::bad_value, bound.message());
   api_work_.emplace(api_io_.get_executor());
-  api_thread_ = std::thread([this] { api_io_.run(); });
+  for (std::uint32_t i = 0; i < config_.api.threads; ++i) api_threads_.emplace_back([this] { api_io_.run(); });
   const bool clear = !api_->tls() && !is_loopback_host(config_.api.listen->host);
   log_event(clear ? LogLevel::warn : LogLevel::info, "api",
             std::string("panel API on ") + (api_->tls() ? "https://" : "http://") +
@@ -323,10 +325,7 @@ int Daemon::run() {
   next_tick_ = std::chrono::steady_clock::now();
   schedule_tick();
   io_.run();
-  if (api_thread_.joinable()) {
-    api_io_.stop();  // whatever is left of closing connections
-    api_thread_.join();
-  }
+  join_api();
   return exit_code_;
 }
 

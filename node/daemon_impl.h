@@ -55,6 +55,7 @@ class Daemon {
   void on_signal(int signal);
   void reload();
   void shutdown(int exit_code, bool flush);
+  void join_api();  // stops the API's io_context and joins its threads
   void check_clock();
   UnixMs wall_now() const;
 
@@ -86,7 +87,7 @@ class Daemon {
   // or many, takes time from the agent's loop.
   boost::asio::io_context api_io_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> api_work_;
-  std::thread api_thread_;
+  std::vector<std::thread> api_threads_;
   std::unique_ptr<api::ApiServer> api_;
   api::SnapshotBox snapshots_;
   ProbeStats probe_stats_;

@@ -34,5 +34,8 @@ sim --scenario dissemination --nodes 1000 --duration 1h   # about four minutes
 sim --scenario lossy --nodes 100 --duration 1h
 sim --scenario unreliable-witness
 echo
+echo "== the panel API under wrk, side by side with nginx serving the same JSON (bench/api_bench.sh)"
+bench/api_bench.sh "$build" 100 10
+echo
 echo "== the daemon on a real fleet: 30 meshnode processes on loopback, default parameters (bench/fleet_bench.sh, ~9 min)"
 bench/fleet_bench.sh "$build" 30 180 300

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages meshnode needs to build and test, only the
 # ones that are missing. Uses apt-get directly as root, through sudo otherwise.
+# `install-deps.sh bench` adds what `make bench` needs besides (wrk, nginx).
 set -euo pipefail
 
 packages=(
@@ -17,6 +18,8 @@ packages=(
 # package): Debian's are added only when the commands are missing.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
+# bench/api_bench.sh: wrk against the API and against nginx serving the same JSON.
+[ "${1:-}" = bench ] && packages+=(wrk nginx-light)
 
 missing=()
 for p in "${packages[@]}"; do

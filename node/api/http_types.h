@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "node/api/shared_body.h"
+
 namespace mesh::api {
 
 struct ApiRequest {
@@ -24,10 +26,10 @@ struct ApiResponse {
   std::string body;
   // When set, the body instead of `body`: one rendering shared by every
   // response to the same snapshot, sent without a copy.
-  std::shared_ptr<const std::string> shared_body;
+  std::shared_ptr<const SharedBody> shared_body;
   std::vector<std::pair<std::string, std::string>> headers;  // Allow, WWW-Authenticate, X-Meshnode-Index
 
-  std::string_view text() const { return shared_body ? std::string_view(*shared_body) : std::string_view(body); }
+  std::string_view text() const { return shared_body ? std::string_view(shared_body->text()) : std::string_view(body); }
 };
 
 }  // namespace mesh::api

@@ -127,7 +127,7 @@ Json mesh_json(const ApiSnapshot& snapshot) {
                       {"tight", snapshot.volume_tight}}}};
 }
 
-std::shared_ptr<const std::string> routes_body(const ApiSnapshot& snapshot) {
+std::shared_ptr<const SharedBody> routes_body(const ApiSnapshot& snapshot) {
   std::call_once(snapshot.routes_once, [&] {
     Json routes = Json::array();
     if (snapshot.roster && snapshot.evaluation) {
@@ -135,16 +135,16 @@ std::shared_ptr<const std::string> routes_body(const ApiSnapshot& snapshot) {
         routes.push_back(route_json(snapshot, i));
       }
     }
-    snapshot.routes_json = std::make_shared<const std::string>(routes.dump());
+    snapshot.routes_json = std::make_shared<const SharedBody>(routes.dump());
   });
   return snapshot.routes_json;
 }
 
-std::shared_ptr<const std::string> servers_body(const ApiSnapshot& snapshot) {
+std::shared_ptr<const SharedBody> servers_body(const ApiSnapshot& snapshot) {
   std::call_once(snapshot.servers_once, [&] {
     Json servers = Json::array();
     for (const ServerState& server : snapshot.servers) servers.push_back(server_json(snapshot, server));
-    snapshot.servers_json = std::make_shared<const std::string>(servers.dump());
+    snapshot.servers_json = std::make_shared<const SharedBody>(servers.dump());
   });
   return snapshot.servers_json;
 }

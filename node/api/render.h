@@ -11,9 +11,9 @@
 namespace mesh::api {
 
 // GET /v1/routes (rendered once per snapshot; cached in it).
-std::shared_ptr<const std::string> routes_body(const ApiSnapshot& snapshot);
+std::shared_ptr<const SharedBody> routes_body(const ApiSnapshot& snapshot);
 // GET /v1/servers without filters (cached likewise).
-std::shared_ptr<const std::string> servers_body(const ApiSnapshot& snapshot);
+std::shared_ptr<const SharedBody> servers_body(const ApiSnapshot& snapshot);
 
 nlohmann::json route_json(const ApiSnapshot& snapshot, std::size_t route_index);
 nlohmann::json server_json(const ApiSnapshot& snapshot, const ServerState& server);

@@ -98,7 +98,7 @@ ApiResponse json_response(std::string body, const ApiSnapshot& snapshot) {
   return response;
 }
 
-ApiResponse json_response(std::shared_ptr<const std::string> body, const ApiSnapshot& snapshot) {
+ApiResponse json_response(std::shared_ptr<const SharedBody> body, const ApiSnapshot& snapshot) {
   ApiResponse response = json_response(std::string(), snapshot);
   response.shared_body = std::move(body);
   return response;

@@ -1,5 +1,6 @@
 #include "node/api/server.h"
 
+#include <csignal>
 #include <mutex>
 #include <vector>
 
@@ -77,6 +78,10 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   }
 
   void start_session(Tcp::socket socket) {
+    // Like nginx's tcp_nodelay: a response's last partial segment goes out
+    // at once instead of waiting for the client's delayed ACK (Nagle).
+    beast::error_code ignored;
+    socket.set_option(Tcp::no_delay(true), ignored);
     if (tls) {
       auto session = std::make_shared<TlsSession>(core, std::move(socket), *tls);
       register_session(*core, session);
@@ -129,6 +134,11 @@ ApiServer::~ApiServer() { stop(); }
 
 Result<Endpoint, ApiError> ApiServer::start() {
   Impl& impl = *impl_;
+  // sendfile(2) (node/api/shared_body.h) has no MSG_NOSIGNAL: a client that
+  // goes away in the middle of a body would raise SIGPIPE and end the
+  // process. Like nginx, a process serving the API ignores it (the write
+  // then fails with EPIPE and only that connection closes).
+  std::signal(SIGPIPE, SIG_IGN);
   if (!impl.settings.tls_cert_file.empty()) {
     impl.tls.emplace(boost::asio::ssl::context::tls_server);
     if (auto loaded = load_tls(*impl.tls, impl.settings); !loaded) return loaded.error();

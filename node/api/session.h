@@ -14,8 +14,12 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <sys/sendfile.h>
+
+#include <cerrno>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "node/api/limits.h"
 #include "node/api/router.h"
@@ -51,7 +55,7 @@ template <class Derived>
 class HttpSession : public SessionHandle {
  public:
   HttpSession(std::shared_ptr<ServerCore> core, boost::asio::any_io_executor executor)
-      : core_(std::move(core)), wait_timer_(executor) {}
+      : core_(std::move(core)), wait_timer_(executor), send_timer_(executor) {}
   ~HttpSession() override { session_closed(*core_); }
 
   void wake() override {
@@ -150,11 +154,19 @@ class HttpSession : public SessionHandle {
     const bool keep = keep_alive_ && served_ < kRequestsPerConnectionMax && !closing_;
     const auto status = static_cast<http::status>(response.status);
     const unsigned version = version_ == 10 ? 10 : 11;
+    if (response.shared_body && response.shared_body->fd() >= 0 && Derived::kSendfile) {
+      // A rendering shared with other responses, from its memfd: the
+      // header through Beast, then the body by sendfile(2).
+      auto head = std::make_shared<http::response<http::empty_body>>(status, version);
+      fill(*head, response, keep);
+      head->content_length(response.shared_body->text().size());
+      return send_head_then_file(std::move(head), std::move(response.shared_body), keep);
+    }
     if (response.shared_body) {
       // A rendering shared with other responses: sent from where it lies.
       auto out = std::make_shared<http::response<http::span_body<const char>>>(status, version);
       fill(*out, response, keep);
-      out->body() = {response.shared_body->data(), response.shared_body->size()};
+      out->body() = {response.shared_body->text().data(), response.shared_body->text().size()};
       out->prepare_payload();
       return send(std::move(out), std::move(response.shared_body), keep);
     }
@@ -176,7 +188,7 @@ class HttpSession : public SessionHandle {
   }
 
   template <class Message>
-  void send(std::shared_ptr<Message> out, std::shared_ptr<const std::string> shared_body, bool keep) {
+  void send(std::shared_ptr<Message> out, std::shared_ptr<const SharedBody> shared_body, bool keep) {
     beast::get_lowest_layer(derived().stream())
         .expires_after(std::chrono::milliseconds(server_limits(*core_).write_ms));
     http::async_write(derived().stream(), *out,
@@ -188,8 +200,85 @@ class HttpSession : public SessionHandle {
                       });
   }
 
+  void send_head_then_file(std::shared_ptr<http::response<http::empty_body>> head,
+                           std::shared_ptr<const SharedBody> body, bool keep) {
+    // The body's deadline: the write limit, on a timer of its own (sendfile
+    // bypasses the stream's).
+    send_timer_.expires_after(std::chrono::milliseconds(server_limits(*core_).write_ms));
+    send_timer_.async_wait([weak = derived().weak_from_this()](beast::error_code timer_error) {
+      auto held = weak.lock();
+      if (timer_error || !held) return;
+      beast::error_code ignored;
+      beast::get_lowest_layer(held->stream()).socket().close(ignored);
+    });
+    // The header with MSG_MORE, so that it leaves in one segment with the
+    // body's start (nginx's tcp_nopush) instead of a small one of its own.
+    std::ostringstream text;
+    text << head->base();
+    auto header = std::make_shared<const std::string>(text.str());
+    auto& socket = beast::get_lowest_layer(derived().stream()).socket();
+    beast::error_code error = make_non_blocking(socket);
+    ssize_t sent = -1;
+    do {
+      sent = ::send(socket.native_handle(), header->data(), header->size(), MSG_MORE | MSG_NOSIGNAL);
+    } while (!error && sent < 0 && errno == EINTR);
+    if (!error && sent == static_cast<ssize_t>(header->size())) return send_file(std::move(body), 0, keep);
+    if (error || (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+      send_timer_.cancel();
+      return socket.close(error);
+    }
+    // A full socket buffer: the rest of the header first, then the body.
+    const std::size_t done = sent > 0 ? static_cast<std::size_t>(sent) : 0;
+    boost::asio::async_write(socket, boost::asio::buffer(header->data() + done, header->size() - done),
+                             [self = derived().shared_from_this(), header, body, keep](beast::error_code write_error,
+                                                                                       std::size_t) {
+                               if (write_error) {
+                                 self->send_timer_.cancel();
+                                 return;
+                               }
+                               self->send_file(body, 0, keep);
+                             });
+  }
+
+  // The socket's own O_NONBLOCK, once per connection (an ioctl each time
+  // otherwise), for the system calls made here beside Asio's.
+  beast::error_code make_non_blocking(Tcp::socket& socket) {
+    beast::error_code error;
+    if (!non_blocking_) socket.native_non_blocking(true, error);
+    non_blocking_ = !error;
+    return error;
+  }
+
+  // sendfile(2) from `offset` until the body is sent or the socket would
+  // block (then waits until it can write again).
+  void send_file(std::shared_ptr<const SharedBody> body, off_t offset, bool keep) {
+    auto& socket = beast::get_lowest_layer(derived().stream()).socket();
+    beast::error_code error = make_non_blocking(socket);
+    const auto size = static_cast<off_t>(body->text().size());
+    while (!error && offset < size) {
+      const ssize_t sent = ::sendfile(socket.native_handle(), body->fd(), &offset,
+                                      static_cast<std::size_t>(size - offset));
+      if (sent > 0 || (sent < 0 && errno == EINTR)) continue;  // sendfile moved `offset` itself
+      if (sent == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) break;
+      return socket.async_wait(Tcp::socket::wait_write,
+                               [self = derived().shared_from_this(), body, offset, keep](beast::error_code wait_error) {
+                                 if (wait_error) return;
+                                 self->send_file(body, offset, keep);
+                               });
+    }
+    send_timer_.cancel();
+    if (error || offset < size) {
+      socket.close(error);
+      return;
+    }
+    if (!keep) return derived().do_eof();
+    do_read();
+  }
+
   std::shared_ptr<ServerCore> core_;
   boost::asio::steady_timer wait_timer_;
+  boost::asio::steady_timer send_timer_;  // the deadline of a body sent by sendfile
+  bool non_blocking_ = false;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   ApiRequest request_;
@@ -207,6 +296,7 @@ class PlainSession final : public HttpSession<PlainSession>,
   void run() {
     boost::asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
   }
+  static constexpr bool kSendfile = true;  // the socket carries the body as it is
   beast::tcp_stream& stream() { return stream_; }
   boost::asio::any_io_executor executor() { return stream_.get_executor(); }
   void do_eof() {
@@ -232,6 +322,7 @@ class TlsSession final : public HttpSession<TlsSession>, public std::enable_shar
                                     });
     });
   }
+  static constexpr bool kSendfile = false;  // the body must go through TLS
   beast::ssl_stream<beast::tcp_stream>& stream() { return stream_; }
   boost::asio::any_io_executor executor() { return stream_.get_executor(); }
   void do_eof() {

@@ -15,6 +15,7 @@
 
 #include "common/server_id.h"
 #include "common/time.h"
+#include "node/api/shared_body.h"
 #include "record/report.h"
 #include "record/roster.h"
 #include "verdict/evaluation.h"
@@ -77,7 +78,7 @@ struct ApiSnapshot {
 
   // Bodies rendered once per snapshot (node/api/render.h), on first use.
   mutable std::once_flag routes_once, servers_once;
-  mutable std::shared_ptr<const std::string> routes_json, servers_json;
+  mutable std::shared_ptr<const SharedBody> routes_json, servers_json;
 
   const ServerState* server(std::string_view id) const;
 };

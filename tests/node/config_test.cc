@@ -299,4 +299,10 @@ TEST_CASE("[api]: loopback by default, off with \"\", HTTPS only elsewhere unles
                "[api] listen: must be");
   expect_error(std::string(kBase) + "\n[api]\ntoken_file = \"\"\n", ConfigError::bad_value,
                "[api] token_file");
+  CHECK(defaults->api.threads == 2);
+  auto one = parse(std::string(kBase) + "\n[api]\nthreads = 1\n");
+  REQUIRE(one.ok());
+  CHECK(one->api.threads == 1);
+  expect_error(std::string(kBase) + "\n[api]\nthreads = 0\n", ConfigError::bad_value, "[api] threads");
+  expect_error(std::string(kBase) + "\n[api]\nthreads = 17\n", ConfigError::bad_value, "[api] threads");
 }

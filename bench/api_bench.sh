@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The panel API under load, side by side with nginx in the same run
+# (docs/API.md; README, "Figures"): one meshnode holding a roster of N
+# servers (default 100; the others are absent, so they show no_data: the
+# bodies have the size of a 100-server fleet's), and nginx serving the very
+# same JSON bodies, fetched from the node, as static files. wrk, 50
+# connections, 2 threads, DURATION seconds per run, each endpoint, ROUNDS
+# (default 3) rounds of meshnode then nginx; prints requests per second and
+# p99 of every run, and the median of the rounds' meshnode / nginx ratios.
+# API_THREADS sets the node's [api] threads (default 2).
+#
+#   bench/api_bench.sh [BUILD_DIR] [SERVERS] [DURATION_S]
+set -euo pipefail
+build=${1:-build/release}
+servers=${2:-100}
+duration=${3:-10}
+rounds=${ROUNDS:-3}
+meshctl=$build/tools/meshctl/meshctl
+meshnode=$build/node/meshnode
+work=$(mktemp -d /tmp/meshnode-api-bench-XXXXXX)
+address=127.0.4.1
+api_port=4717
+nginx_port=4790
+for tool in wrk nginx; do
+  command -v "$tool" >/dev/null || { echo "api_bench: $tool is not installed (apt-get install wrk nginx-light)" >&2; exit 1; }
+done
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+token=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+echo "read $(printf %s "$token" | sha256sum | cut -d' ' -f1)" > "$work/api-tokens"
+operator_pub=$("$meshctl" keygen --out "$work/operator.key")
+countries=(DE NL FR GB US RU TR IR CN AE SG JP FI PL KZ)
+{
+  echo "version = 1"
+  for r in eu asia; do printf '[[routes]]\nid = "%s"\nname = "%s"\n' "$r" "$r"; done
+  for ((i = 0; i < servers; i++)); do
+    if (( i == 0 )); then pub=$("$meshctl" keygen --out "$work/node.key"); else pub=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'); fi
+    route=eu; (( i % 2 )) && route=asia
+    printf '[[servers]]\nid = "s%d"\ncountry = "%s"\nprobe = "127.0.5.%d:443"\nsni = "s%d.example.com"\n' \
+      "$i" "${countries[$((i % 15))]}" "$(( i % 250 + 1 ))" "$i"
+    printf 'gossip = "127.0.5.%d:4716"\nkey = "%s"\nroutes = ["%s"]\n' "$(( i % 250 + 1 ))" "$pub" "$route"
+  done
+} > "$work/roster.toml"
+"$meshctl" roster sign --key "$work/operator.key" --out "$work/roster.signed" "$work/roster.toml" > /dev/null
+mkdir -m 700 "$work/data"
+cat > "$work/meshnode.toml" <<TOML
+node_id = "s0"
+key_file = "$work/node.key"
+operator_key = "$operator_pub"
+data_dir = "$work/data"
+roster_file = "$work/roster.signed"
+[gossip]
+listen = "$address:4716"
+[api]
+listen = "$address:$api_port"
+token_file = "$work/api-tokens"
+threads = ${API_THREADS:-2}
+TOML
+"$meshnode" --config "$work/meshnode.toml" > "$work/meshnode.log" 2>&1 &
+pids+=($!)
+
+# The same bodies for nginx, fetched from the node once it has verdicts.
+mkdir -p "$work/www/v1"
+fetch() {  # fetch PATH FILE: one GET through bash's /dev/tcp, body only
+  exec 3<>"/dev/tcp/$address/$api_port"
+  printf 'GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nConnection: close\r\n\r\n' "$1" "$token" >&3
+  sed '1,/^\r$/d' <&3 > "$2"
+  exec 3<&-
+}
+for ((t = 0; t < 60; t++)); do
+  fetch /v1/routes "$work/www/v1/routes" 2>/dev/null || true
+  grep -q '"servers"' "$work/www/v1/routes" 2>/dev/null && break
+  sleep 1
+done
+fetch /v1/servers "$work/www/v1/servers"
+cat > "$work/nginx.conf" <<NGINX
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  default_type application/json;
+  server { listen $address:$nginx_port; root $work/www; }
+}
+NGINX
+nginx -c "$work/nginx.conf"
+
+run() {  # run NAME URL [HEADER]
+  local out
+  out=$(wrk -t2 -c50 -d"${duration}s" --latency ${3:+-H "$3"} "$2")
+  local rps p99
+  rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
+  p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
+  printf '%-28s %10s req/s   p99 %s\n' "$1" "$rps" "$p99" >&2
+  echo "$rps"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "api bench: $servers servers in the roster, wrk -t2 -c50 -d${duration}s, $rounds rounds interleaved; /v1/routes $(wc -c < "$work/www/v1/routes") B, /v1/servers $(wc -c < "$work/www/v1/servers") B"
+for path in /v1/routes /v1/servers; do
+  ratios=()
+  for ((round = 1; round <= rounds; round++)); do
+    ours=$(run "meshnode $path" "http://$address:$api_port$path" "Authorization: Bearer $token")
+    theirs=$(run "nginx    $path (static)" "http://$address:$nginx_port$path")
+    ratios+=("$(echo "scale=2; $ours / $theirs" | bc)")
+  done
+  echo "  $path: meshnode / nginx = $(printf '%s\n' "${ratios[@]}" | median) (median of ${ratios[*]})"
+done
