@@ -7,19 +7,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file_kind.h"
 #include "node/config.h"
 
 namespace mesh::node {
 namespace {
-
-const char* file_kind(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a special file";
-}
 
 Error<ConfigError> unreadable(const std::string& path, const std::string& why) {
   return make_error(ConfigError::unreadable, "config " + path + ": " + why);

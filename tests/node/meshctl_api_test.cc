@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/node/daemon_fleet.h"
+#include "tests/tools/output_lines.h"
 #include "tests/tools/run_process.h"
 
 namespace mesh::test {
@@ -44,27 +45,6 @@ ProcessResult api(const DaemonFleet& fleet, std::uint32_t i, std::vector<std::st
     command.push_back(arg);
   }
   return meshctl(command);
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-bool has_line(const std::string& text, const std::string& line) {
-  for (const std::string& l : lines(text)) {
-    if (l == line) return true;
-  }
-  return false;
-}
-
-bool starts_a_line(const std::string& text, const std::string& prefix) {
-  for (const std::string& l : lines(text)) {
-    if (l.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
 }
 
 // n3's service stopped and every node showing it unavailable, n1 and n2 ok,

@@ -24,10 +24,13 @@
 #include "record/roster.h"
 #include "storage/store.h"
 #include "storage/txn.h"
+#include "tests/tools/output_lines.h"
 #include "tests/tools/run_process.h"
 
 namespace {
 
+using mesh::test::has_line;
+using mesh::test::lines;
 using mesh::test::ProcessResult;
 using mesh::test::run_process;
 using mesh::test::TempDir;
@@ -46,20 +49,6 @@ void write_text(const std::string& path, const std::string& text) {
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-bool has_line(const std::string& text, const std::string& line) {
-  for (const std::string& l : lines(text)) {
-    if (l == line) return true;
-  }
-  return false;
 }
 
 std::string trim(std::string s) {

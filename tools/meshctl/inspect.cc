@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_kind.h"
 #include "record/parameters.h"
 #include "storage/store.h"
 #include "storage/txn.h"
@@ -17,15 +18,6 @@
 namespace mesh::ctl {
 
 namespace {
-
-const char* file_kind(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "a special file";
-}
 
 // What read_regular_file does at `bytes_max`.
 enum class ReadLimit {
