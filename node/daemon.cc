@@ -82,7 +82,7 @@ Daemon::~Daemon() { join_api(); }
 
 void Daemon::join_api() {
   if (api_threads_.empty()) return;
-  api_io_.stop();  // whatever is left of closing connections
+  for (auto& io : api_ios_) io->stop();  // whatever is left of closing connections
   for (auto& thread : api_threads_) thread.join();
   api_threads_.clear();
 }
@@ -151,18 +151,26 @@ Status<ConfigError> Daemon::open_api() {
                           " (make one with `meshctl token new`, or set [api] listen = \"\")");
   }
   api::ApiServerSettings settings{*config_.api.listen, config_.api.tls_cert_file, config_.api.tls_key_file};
+  std::vector<boost::asio::io_context*> session_ios;
+  for (std::uint32_t i = 0; i < config_.api.threads; ++i) {
+    api_ios_.push_back(std::make_unique<boost::asio::io_context>(1));  // one thread runs each
+    session_ios.push_back(api_ios_.back().get());
+  }
   api_ = std::make_unique<api::ApiServer>(
-      api_io_, settings, std::make_shared<const api::TokenSet>(std::move(tokens.value())), snapshots_,
+      *api_ios_.front(), settings, std::make_shared<const api::TokenSet>(std::move(tokens.value())), snapshots_,
       [this](std::string raw, std::function<void(api::ApiResponse)> reply) {
         boost::asio::post(strand_, [this, raw = std::move(raw), reply = std::move(reply)]() mutable {
           offer_roster(std::move(raw), std::move(reply));
         });
-      });
+      },
+      session_ios);
   publish_snapshot();
   auto bound = api_->start();
   if (!bound) return make_error(ConfigError::bad_value, bound.message());
-  api_work_.emplace(api_io_.get_executor());
-  for (std::uint32_t i = 0; i < config_.api.threads; ++i) api_threads_.emplace_back([this] { api_io_.run(); });
+  for (auto& io : api_ios_) {
+    api_work_.push_back(boost::asio::make_work_guard(*io));
+    api_threads_.emplace_back([&io = *io] { io.run(); });
+  }
   const bool clear = !api_->tls() && !is_loopback_host(config_.api.listen->host);
   log_event(clear ? LogLevel::warn : LogLevel::info, "api",
             std::string("panel API on ") + (api_->tls() ? "https://" : "http://") +
@@ -294,7 +302,7 @@ void Daemon::shutdown(int exit_code, bool flush) {
   signals_.cancel();
   if (api_) {
     api_->stop();
-    api_work_.reset();  // its thread leaves once the connections are closed
+    api_work_.clear();  // their threads leave once the connections are closed
   }
   transport_->stop();
   prober_->cancel_all();

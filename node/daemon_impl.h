@@ -83,10 +83,10 @@ class Daemon {
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<Prober> prober_;
   std::unique_ptr<SelfChecker> self_checker_;
-  // The API on a thread and io_context of its own: no request, however slow
-  // or many, takes time from the agent's loop.
-  boost::asio::io_context api_io_;
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> api_work_;
+  // The API on threads of its own, one io_context each ([api] threads): no
+  // request, however slow or many, takes time from the agent's loop.
+  std::vector<std::unique_ptr<boost::asio::io_context>> api_ios_;
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> api_work_;
   std::vector<std::thread> api_threads_;
   std::unique_ptr<api::ApiServer> api_;
   api::SnapshotBox snapshots_;

@@ -47,15 +47,19 @@ void offer_roster(ServerCore& core, std::string raw, std::function<void(ApiRespo
 }
 
 struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
-  Impl(boost::asio::io_context& io_context, ApiServerSettings settings_in, std::shared_ptr<ServerCore> core_in)
+  Impl(boost::asio::io_context& io_context, ApiServerSettings settings_in, std::shared_ptr<ServerCore> core_in,
+       std::vector<boost::asio::io_context*> session_ios_in)
       : io(io_context),
+        session_ios(std::move(session_ios_in)),
         settings(std::move(settings_in)),
         core(std::move(core_in)),
         strand(boost::asio::make_strand(io_context)),
         acceptor(strand) {}
 
   void do_accept() {
-    acceptor.async_accept(boost::asio::make_strand(io),
+    boost::asio::io_context& session_io =
+        session_ios.empty() ? io : *session_ios[next_session_io++ % session_ios.size()];
+    acceptor.async_accept(boost::asio::make_strand(session_io),
                           [self = shared_from_this()](beast::error_code error, Tcp::socket socket) {
                             self->on_accept(error, std::move(socket));
                           });
@@ -94,6 +98,8 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   }
 
   boost::asio::io_context& io;
+  std::vector<boost::asio::io_context*> session_ios;
+  std::size_t next_session_io = 0;  // used on the acceptor's strand only
   ApiServerSettings settings;
   std::shared_ptr<ServerCore> core;
   boost::asio::strand<boost::asio::io_context::executor_type> strand;
@@ -125,10 +131,12 @@ Status<ApiError> load_tls(boost::asio::ssl::context& context, const ApiServerSet
 }  // namespace
 
 ApiServer::ApiServer(boost::asio::io_context& io, ApiServerSettings settings,
-                     std::shared_ptr<const TokenSet> tokens, const SnapshotBox& snapshots, RosterOffer offer)
+                     std::shared_ptr<const TokenSet> tokens, const SnapshotBox& snapshots, RosterOffer offer,
+                     std::vector<boost::asio::io_context*> session_ios)
     : impl_(std::make_shared<Impl>(io, settings,
                                    std::make_shared<ServerCore>(std::move(tokens), snapshots, std::move(offer),
-                                                                settings.limits))) {}
+                                                                settings.limits),
+                                   std::move(session_ios))) {}
 
 ApiServer::~ApiServer() { stop(); }
 

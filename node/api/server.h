@@ -5,7 +5,9 @@
 // state only through the latest published snapshot and reaches the agent
 // only to offer a roster (PUT /v1/roster), through `offer`.
 //
-// Threading: sessions and the listener run on strands of `io`; start(),
+// Threading: the listener runs on a strand of `io`, each session on a strand
+// of `io` or, when `session_ios` is given, of one of those in turn (one
+// io_context per thread: sessions never contend for a scheduler); start(),
 // stop() and notify() may be called from any thread. No Asio type here.
 #pragma once
 
@@ -14,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "node/api/http_types.h"
@@ -75,7 +78,8 @@ struct ApiServerStats {
 class ApiServer {
  public:
   ApiServer(boost::asio::io_context& io, ApiServerSettings settings,
-            std::shared_ptr<const TokenSet> tokens, const SnapshotBox& snapshots, RosterOffer offer);
+            std::shared_ptr<const TokenSet> tokens, const SnapshotBox& snapshots, RosterOffer offer,
+            std::vector<boost::asio::io_context*> session_ios = {});
   ~ApiServer();  // stop()
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;

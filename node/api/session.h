@@ -156,11 +156,14 @@ class HttpSession : public SessionHandle {
     const unsigned version = version_ == 10 ? 10 : 11;
     if (response.shared_body && response.shared_body->fd() >= 0 && Derived::kSendfile) {
       // A rendering shared with other responses, from its memfd: the
-      // header through Beast, then the body by sendfile(2).
-      auto head = std::make_shared<http::response<http::empty_body>>(status, version);
-      fill(*head, response, keep);
-      head->content_length(response.shared_body->text().size());
-      return send_head_then_file(std::move(head), std::move(response.shared_body), keep);
+      // header as Beast writes it, then the body by sendfile(2).
+      http::response<http::empty_body> head(status, version);
+      fill(head, response, keep);
+      head.content_length(response.shared_body->text().size());
+      std::ostringstream header;
+      header << head.base();
+      return send_head_then_file(std::make_shared<const std::string>(header.str()),
+                                 std::move(response.shared_body), keep);
     }
     if (response.shared_body) {
       // A rendering shared with other responses: sent from where it lies.
@@ -200,27 +203,29 @@ class HttpSession : public SessionHandle {
                       });
   }
 
-  void send_head_then_file(std::shared_ptr<http::response<http::empty_body>> head,
-                           std::shared_ptr<const SharedBody> body, bool keep) {
+  void send_head_then_file(std::shared_ptr<const std::string> header, std::shared_ptr<const SharedBody> body,
+                           bool keep) {
     // The body's deadline: the write limit, on a timer of its own (sendfile
     // bypasses the stream's).
     send_timer_.expires_after(std::chrono::milliseconds(server_limits(*core_).write_ms));
     send_timer_.async_wait([weak = derived().weak_from_this()](beast::error_code timer_error) {
       auto held = weak.lock();
       if (timer_error || !held) return;
+      // An abortive close (RST): what the client did not read is dropped
+      // from this host's buffers at once instead of trickling out.
       beast::error_code ignored;
-      beast::get_lowest_layer(held->stream()).socket().close(ignored);
+      auto& socket = beast::get_lowest_layer(held->stream()).socket();
+      socket.set_option(boost::asio::socket_base::linger(true, 0), ignored);
+      socket.close(ignored);
     });
     // The header with MSG_MORE, so that it leaves in one segment with the
     // body's start (nginx's tcp_nopush) instead of a small one of its own.
-    std::ostringstream text;
-    text << head->base();
-    auto header = std::make_shared<const std::string>(text.str());
+    const int more = body->text().empty() ? 0 : MSG_MORE;
     auto& socket = beast::get_lowest_layer(derived().stream()).socket();
     beast::error_code error = make_non_blocking(socket);
     ssize_t sent = -1;
     do {
-      sent = ::send(socket.native_handle(), header->data(), header->size(), MSG_MORE | MSG_NOSIGNAL);
+      sent = ::send(socket.native_handle(), header->data(), header->size(), more | MSG_NOSIGNAL);
     } while (!error && sent < 0 && errno == EINTR);
     if (!error && sent == static_cast<ssize_t>(header->size())) return send_file(std::move(body), 0, keep);
     if (error || (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {

@@ -13,6 +13,7 @@
 
 #include <csignal>
 
+#include <array>
 #include <atomic>
 #include <future>
 #include <thread>
@@ -179,6 +180,51 @@ TEST_CASE("a client that resets the connection before its body is sent costs onl
   REQUIRE(::sigaction(SIGPIPE, nullptr, &current) == 0);
   const bool ignored = current.sa_handler == SIG_IGN;
   CHECK(ignored);
+}
+
+TEST_CASE("a client that stops reading a body sent by sendfile is cut off at the write deadline") {
+  ApiServerSettings settings;
+  settings.limits.write_ms = 300;
+  Served served(settings);
+  // A snapshot whose /v1/routes is far larger than both sockets' buffers.
+  auto big = snapshot(8);
+  const auto small_roster = big->roster;          // the server states point into these
+  const auto small_evaluation = big->evaluation;
+  auto roster = std::make_shared<Roster>(*small_roster);
+  auto evaluation = std::make_shared<verdict::Evaluation>(*small_evaluation);
+  for (int i = 0; i < 100'000; ++i) {
+    roster->routes.push_back(Route{"r" + std::to_string(i), std::string(100, 'n')});
+    evaluation->routes.push_back({"r" + std::to_string(i), {"de-1", "de-2"}, false, ""});
+  }
+  big->roster = roster;
+  big->evaluation = evaluation;
+  served.box.publish(big);
+  const std::size_t body_size = routes_body(*big)->text().size();
+  REQUIRE(body_size > 15'000'000);  // loopback buffers hold a few MB
+
+  Client stalled(served.port);
+  http::request<http::string_body> request{http::verb::get, "/v1/routes", 11};
+  request.set(http::field::host, "127.0.0.1");
+  request.set(http::field::authorization, std::string("Bearer ") + kReadToken);
+  http::write(stalled.stream, request);
+  // Another client is served meanwhile.
+  Client quick(served.port);
+  CHECK(quick.send(http::verb::get, "/v1/mesh").result_int() == 200);
+  // The stalled connection is reset by the server at its deadline (quick's
+  // stays open), then reading gets at most what the buffers held, then the
+  // reset, short of the body.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (served.server->stats().connections_open > 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(served.server->stats().connections_open == 1);
+  std::size_t received = 0;
+  beast::error_code error;
+  std::array<char, 65536> chunk;
+  stalled.stream.expires_after(std::chrono::seconds(20));
+  while (!error) received += stalled.stream.read_some(boost::asio::buffer(chunk), error);
+  CHECK((error == boost::asio::error::eof || error == boost::asio::error::connection_reset));
+  CHECK(received < body_size);
 }
 
 TEST_CASE("a slow client is cut off at its deadline and never blocks another") {
