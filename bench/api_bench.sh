@@ -6,7 +6,10 @@
 # same JSON bodies, fetched from the node, as static files. wrk, 50
 # connections, 2 threads, DURATION seconds per run, each endpoint, ROUNDS
 # (default 3) rounds of meshnode then nginx; prints requests per second and
-# p99 of every run, and the median of the rounds' meshnode / nginx ratios.
+# p99 of every run, the server's and wrk's CPU time per request, and the
+# medians of the rounds' meshnode / nginx ratios: in requests per second
+# (wrk shares the cores, so its own cost per request counts too), and in
+# requests per second of server CPU (what the server itself costs).
 # API_THREADS sets the node's [api] threads (default 2).
 #
 #   bench/api_bench.sh [BUILD_DIR] [SERVERS] [DURATION_S]
@@ -93,23 +96,42 @@ http {
 NGINX
 nginx -c "$work/nginx.conf"
 
-run() {  # run NAME URL [HEADER]
-  local out
-  out=$(wrk -t2 -c50 -d"${duration}s" --latency ${3:+-H "$3"} "$2")
-  local rps p99
+hz=$(getconf CLK_TCK)
+ticks() {  # the CPU ticks (user + system) of the processes PIDS...
+  local sum=0 pid
+  for pid in "$@"; do sum=$(( sum + $(awk '{ print $14 + $15 }' "/proc/$pid/stat") )); done
+  echo "$sum"
+}
+# run NAME URL HEADER PIDS...: one wrk run; prints its line to stderr and
+# "req/s server-us-per-request" to stdout (PIDS: the server's processes).
+run() {
+  local name=$1 url=$2 header=$3; shift 3
+  local before after out
+  before=$(ticks "$@")
+  out=$(/usr/bin/time -f "wrk-cpu %U %S" wrk -t2 -c50 -d"${duration}s" --latency ${header:+-H "$header"} "$url" 2>&1)
+  after=$(ticks "$@")
+  local rps p99 wrk_cpu server_us wrk_us
   rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
   p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
-  printf '%-28s %10s req/s   p99 %s\n' "$1" "$rps" "$p99" >&2
-  echo "$rps"
+  wrk_cpu=$(echo "$out" | awk '$1 == "wrk-cpu" { print $2 + $3 }')
+  server_us=$(echo "scale=1; ($after - $before) * 1000000 / $hz / ($rps * $duration)" | bc)
+  wrk_us=$(echo "scale=1; $wrk_cpu * 1000000 / ($rps * $duration)" | bc)
+  printf '%-28s %10s req/s   p99 %-8s CPU per request: server %5s us, wrk %5s us\n' \
+    "$name" "$rps" "$p99" "$server_us" "$wrk_us" >&2
+  echo "$rps $server_us"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+nginx_workers=$(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')
 echo "api bench: $servers servers in the roster, wrk -t2 -c50 -d${duration}s, $rounds rounds interleaved; /v1/routes $(wc -c < "$work/www/v1/routes") B, /v1/servers $(wc -c < "$work/www/v1/servers") B"
 for path in /v1/routes /v1/servers; do
-  ratios=()
+  ratios=() cpu_ratios=()
   for ((round = 1; round <= rounds; round++)); do
-    ours=$(run "meshnode $path" "http://$address:$api_port$path" "Authorization: Bearer $token")
-    theirs=$(run "nginx    $path (static)" "http://$address:$nginx_port$path")
+    read -r ours ours_us < <(run "meshnode $path" "http://$address:$api_port$path" "Authorization: Bearer $token" "${pids[0]}")
+    # shellcheck disable=SC2086
+    read -r theirs theirs_us < <(run "nginx    $path (static)" "http://$address:$nginx_port$path" "" $nginx_workers)
     ratios+=("$(echo "scale=2; $ours / $theirs" | bc)")
+    cpu_ratios+=("$(echo "scale=2; $theirs_us / $ours_us" | bc)")
   done
-  echo "  $path: meshnode / nginx = $(printf '%s\n' "${ratios[@]}" | median) (median of ${ratios[*]})"
+  echo "  $path: meshnode / nginx = $(printf '%s\n' "${ratios[@]}" | median) in requests per second (median of ${ratios[*]});" \
+    "$(printf '%s\n' "${cpu_ratios[@]}" | median) in requests per server CPU second (median of ${cpu_ratios[*]})"
 done
