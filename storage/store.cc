@@ -227,7 +227,21 @@ Store::~Store() {
 }
 
 Result<ReadTxn, StoreError> Store::begin_read() const {
+  // Snapshot order (store.h): a begin that overlapped no commit is sound.
+  constexpr int kOptimisticTries = 4;
   MDB_txn* txn = nullptr;
+  for (int attempt = 0; attempt < kOptimisticTries; ++attempt) {
+    std::uint64_t before = commit_seq_.load();
+    if (before % 2 != 0) continue;
+    int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
+    if (rc != 0) return lmdb_error(dir_, "mdb_txn_begin(read)", rc);
+    if (commit_seq_.load() == before) {
+      live_txns_.fetch_add(1);
+      return ReadTxn(this, txn);
+    }
+    mdb_txn_abort(txn);
+  }
+  std::lock_guard<std::mutex> no_commit(commit_mutex_);
   int rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
   if (rc != 0) return lmdb_error(dir_, "mdb_txn_begin(read)", rc);
   live_txns_.fetch_add(1);

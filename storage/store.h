@@ -13,6 +13,16 @@
 // deadlock). Other processes may open the same directory read-only
 // (meshctl) while the daemon writes; they see committed snapshots only.
 //
+// Snapshot order: within a process, a read transaction never sees an older
+// state than one begun before it. LMDB 0.9.24 alone does not promise this:
+// a reader that reads the last txnid and is then delayed across two commits
+// picks its meta page while the writer rewrites it, and can get a snapshot
+// newer than the one the next reader gets (or, rarely, a torn meta). Each
+// commit therefore bumps a sequence (odd while committing); begin_read()
+// retries a transaction whose begin overlapped a commit, and after a few
+// tries begins under the commit mutex. A reader in another process has no
+// such guard; it reads one snapshot, which may be that newer one.
+//
 // Crash safety: a commit is durable when commit() returns (LMDB syncs the
 // data file before and after writing the meta page). A process killed at any
 // point leaves the last committed state; nothing of an open transaction.
@@ -21,6 +31,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -110,6 +121,10 @@ class Store {
   // WriteTxn (self-deadlock check).
   mutable std::atomic<int> live_txns_{0};
   mutable std::atomic<std::thread::id> writer_thread_{};
+  // Snapshot order (see above): odd while a commit runs; commits hold the
+  // mutex, a reader that keeps overlapping commits begins under it.
+  mutable std::atomic<std::uint64_t> commit_seq_{0};
+  mutable std::mutex commit_mutex_;
 };
 
 }  // namespace mesh

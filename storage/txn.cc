@@ -2,6 +2,7 @@
 
 #include <lmdb.h>
 
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -206,7 +207,11 @@ int WriteTxn::finish(bool commit) {
   MDB_txn* txn = std::exchange(txn_, nullptr);
   int rc = 0;
   if (commit) {
+    // Snapshot order (store.h): readers retry a begin that overlapped this.
+    std::lock_guard<std::mutex> committing(store_->commit_mutex_);
+    store_->commit_seq_.fetch_add(1);
     rc = mdb_txn_commit(txn);  // frees the transaction whatever the outcome
+    store_->commit_seq_.fetch_add(1);
   } else {
     mdb_txn_abort(txn);
   }
