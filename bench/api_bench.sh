@@ -3,7 +3,9 @@
 # (docs/API.md; README, "Figures"): one meshnode holding a roster of N
 # servers (default 100; the others are absent, so they show no_data: the
 # bodies have the size of a 100-server fleet's), and nginx serving the very
-# same JSON bodies, fetched from the node, as static files. wrk, 50
+# same JSON bodies, fetched from the node, as static files (sendfile on, as
+# Debian's nginx.conf has it; checked to answer 200 with the node's very
+# bytes, and every run stops at a non-2xx answer). wrk, 50
 # connections, 2 threads, DURATION seconds per run, each endpoint, ROUNDS
 # (default 3) rounds of meshnode then nginx; prints requests per second and
 # p99 of every run, the server's and wrk's CPU time per request, and the
@@ -91,10 +93,29 @@ events { worker_connections 1024; }
 http {
   access_log off;
   default_type application/json;
+  sendfile on;     # as in Debian's nginx.conf; nginx's own default is off
+  tcp_nopush on;
   server { listen $address:$nginx_port; root $work/www; }
 }
 NGINX
+# nginx's workers drop to an unprivileged user when started as root: they
+# must be able to reach the files (mktemp made the work dir 0700).
+chmod 711 "$work"
+chmod -R a+rX "$work/www"
 nginx -c "$work/nginx.conf"
+# Both servers must answer 200 with the very same bytes, or the comparison
+# measures an error page.
+for path in /v1/routes /v1/servers; do
+  exec 3<>"/dev/tcp/$address/$nginx_port"
+  printf 'GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' "$path" >&3
+  cat <&3 > "$work/check"
+  exec 3<&-
+  status=$(head -1 "$work/check" | cut -d' ' -f2)
+  sed -i '1,/^\r$/d' "$work/check"
+  if [ "$status" != 200 ] || ! cmp -s "$work/check" "$work/www$path"; then
+    echo "api_bench: nginx answers $path with $status, not the node's body" >&2; exit 1
+  fi
+done
 
 hz=$(getconf CLK_TCK)
 ticks() {  # the CPU ticks (user + system) of the processes PIDS...
@@ -111,6 +132,9 @@ run() {
   out=$(/usr/bin/time -f "wrk-cpu %U %S" wrk -t2 -c50 -d"${duration}s" --latency ${header:+-H "$header"} "$url" 2>&1)
   after=$(ticks "$@")
   local rps p99 wrk_cpu server_us wrk_us
+  if echo "$out" | grep -q 'Non-2xx'; then
+    echo "api_bench: $name answered with errors:" >&2; echo "$out" >&2; exit 1
+  fi
   rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
   p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
   wrk_cpu=$(echo "$out" | awk '$1 == "wrk-cpu" { print $2 + $3 }')
