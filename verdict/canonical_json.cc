@@ -16,6 +16,7 @@ Json flags_json(const StatusFlags& flags) {
   if (flags.unavailable) list.push_back("unavailable");
   if (flags.unreachable) list.push_back("unreachable");
   if (flags.no_data) list.push_back("no_data");
+  if (flags.insufficient_evidence) list.push_back("insufficient_evidence");
   return list;
 }
 
@@ -36,6 +37,7 @@ Json server_json(const ServerVerdict& server) {
           {"quorum", server.quorum},
           {"missing", server.missing},
           {"discarded", server.discarded},
+          {"explained", server.explained},
           {"by_country", std::move(countries)},
           {"self_check_reason", server.self_check_reason},
           {"last_report_ms", server.last_report_ms},
@@ -66,6 +68,11 @@ std::string unreachable_caption(std::uint32_t failing, std::uint32_t eligible) {
          std::to_string(eligible) + " servers can't see it)";
 }
 
+std::string insufficient_caption(std::uint32_t failing, std::uint32_t eligible) {
+  return "Not enough evidence (" + std::to_string(failing) + " of " + std::to_string(eligible) +
+         " servers can't see it)";
+}
+
 std::string to_canonical_json(const Evaluation& evaluation, int indent) {
   Json servers = Json::array();
   for (const ServerVerdict& server : evaluation.servers) servers.push_back(server_json(server));
@@ -75,6 +82,7 @@ std::string to_canonical_json(const Evaluation& evaluation, int indent) {
                {"now_ms", evaluation.now_ms},
                {"epoch", evaluation.epoch},
                {"grace", evaluation.grace},
+               {"partitioned", evaluation.partitioned},
                {"servers", std::move(servers)},
                {"unreliable_observers", evaluation.unreliable_observers},
                {"routes", std::move(routes)},

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "verdict/borders.h"
 #include "verdict/fleet.h"
 #include "verdict/rules.h"
 #include "verdict/tally.h"
@@ -43,15 +44,18 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
 
   std::uint32_t ignored = 0;
   std::vector<const ObservedReport*> latest = latest_by_origin(fleet.server_count, reports, ignored);
-  std::vector<bool> unreliable(fleet.server_count, false);
+  std::vector<const ObservedReport*> usable(fleet.server_count, nullptr);
+  std::vector<bool> suspect(fleet.server_count, false);
   for (std::uint32_t origin = 0; origin < fleet.server_count; ++origin) {
     const ObservedReport* report = latest[origin];
     if (report == nullptr || !view_usable(*report, now_ms, roster)) continue;
-    unreliable[origin] = is_unreliable(*report, params, fleet.server_count);
-    tally.contribute(+1, *report, unreliable[origin]);
+    usable[origin] = report;
+    suspect[origin] = fails_share(*report, params, fleet.server_count, strained_permille(params));
+    tally.contribute(+1, *report);
   }
+  const WitnessJudgement judged = judge_witnesses(tally, usable, suspect);
   return assemble_evaluation(
-      RuleInputs{&roster, &fleet, &tally, &latest, &unreliable, now_ms, epoch, grace, ignored});
+      RuleInputs{&roster, &fleet, &tally, &latest, &judged, now_ms, epoch, grace, ignored});
 }
 
 // ---- Evaluator ----
@@ -59,7 +63,7 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
 struct Evaluator::State {
   struct Held {
     std::optional<ObservedReport> report;
-    bool unreliable = false;    // is_unreliable(report), computed on upsert
+    bool suspect = false;       // fails_share(report, strained), computed on upsert
     bool contributing = false;  // its votes are in the tally
   };
 
@@ -110,7 +114,7 @@ struct Evaluator::State {
     for (Held& entry : held) {
       bool usable = entry.report && view_usable(*entry.report, now_ms, roster);
       if (usable == entry.contributing) continue;
-      tally->contribute(usable ? +1 : -1, *entry.report, entry.unreliable);
+      tally->contribute(usable ? +1 : -1, *entry.report);
       entry.contributing = usable;
     }
   }
@@ -136,10 +140,11 @@ bool Evaluator::upsert(ObservedReport report) {
   State::Held& entry = state.held[report.origin];
   if (entry.report && !supersedes(report, *entry.report)) return false;
   if (entry.contributing) {
-    state.tally->contribute(-1, *entry.report, entry.unreliable);
+    state.tally->contribute(-1, *entry.report);
     entry.contributing = false;
   }
-  entry.unreliable = is_unreliable(report, state.roster.params, state.fleet.server_count);
+  entry.suspect = fails_share(report, state.roster.params, state.fleet.server_count,
+                              strained_permille(state.roster.params));
   entry.report = std::move(report);
   return true;
 }
@@ -155,14 +160,17 @@ Evaluation Evaluator::evaluate(UnixMs now_ms) {
   state.sync_contributions(now_ms);
 
   std::vector<const ObservedReport*> latest(state.fleet.server_count, nullptr);
-  std::vector<bool> unreliable(state.fleet.server_count, false);
+  std::vector<const ObservedReport*> usable(state.fleet.server_count, nullptr);
+  std::vector<bool> suspect(state.fleet.server_count, false);
   for (std::uint32_t origin = 0; origin < state.fleet.server_count; ++origin) {
     const State::Held& entry = state.held[origin];
     if (entry.report) latest[origin] = &*entry.report;
-    unreliable[origin] = entry.contributing && entry.unreliable;
+    if (entry.contributing) usable[origin] = &*entry.report;
+    suspect[origin] = entry.contributing && entry.suspect;
   }
+  const WitnessJudgement judged = judge_witnesses(*state.tally, usable, suspect);
   return assemble_evaluation(RuleInputs{&state.roster, &state.fleet, &*state.tally, &latest,
-                                        &unreliable, now_ms, epoch, grace, state.ignored});
+                                        &judged, now_ms, epoch, grace, state.ignored});
 }
 
 }  // namespace mesh::verdict

@@ -23,6 +23,9 @@ inline constexpr std::string_view kCaptionUnavailable = "Server unavailable";
 inline constexpr std::string_view kCaptionNoData = "No data from server";
 // "Unreachable from your servers (N of M servers can't see it)".
 std::string unreachable_caption(std::uint32_t failing, std::uint32_t eligible);
+// "Not enough evidence (N of M servers can't see it)": shown on a server
+// that stays ok because the failing witnesses cannot make a verdict.
+std::string insufficient_caption(std::uint32_t failing, std::uint32_t eligible);
 
 // Server-card badges.
 inline constexpr std::string_view kBadgeStale = "stale";  // metrics older than stale_after
@@ -33,6 +36,10 @@ struct StatusFlags {
   bool unavailable = false;  // fresh report with listener_ok or service_ok false
   bool unreachable = false;  // failing eligible observers reached the quorum
   bool no_data = false;      // no report, or the latest is older than stale_after
+  // Failing votes that cannot make a verdict: they reach the quorum but a
+  // country's trusted witnesses disagree, or too few trusted witnesses are
+  // left to reach it. Changes no status; the server stays in rotation.
+  bool insufficient_evidence = false;
   bool operator==(const StatusFlags&) const = default;
 };
 
@@ -52,9 +59,10 @@ struct ServerVerdict {
   std::string caption;            // empty when ok
   std::uint32_t failing = 0;      // N: failing eligible observers
   std::uint32_t eligible = 0;     // M: eligible observers
-  std::uint32_t quorum = 0;       // max(2, min(quorum_witnesses, M))
+  std::uint32_t quorum = 0;       // max(2, min(quorum_witnesses, R)), R = witnesses with a result
   std::uint32_t missing = 0;      // assigned witnesses with no fresh result
   std::uint32_t discarded = 0;    // results for this target from unreliable observers
+  std::uint32_t explained = 0;    // failing results that are the far side of a border
   std::vector<CountryTally> by_country;  // sorted by country code; all-zero rows left out
   std::string self_check_reason;  // from the fresh report when unavailable
   UnixMs last_report_ms = 0;      // timestamp of the latest report, 0 = none
@@ -79,6 +87,9 @@ struct Evaluation {
   std::vector<ServerId> unreliable_observers; // roster order; their votes were discarded
   std::vector<RouteMembership> routes;        // roster order
   std::uint32_t reports_ignored = 0;          // origin outside the roster
+  // Many observers unreliable at once: the fleet's network is split and no
+  // unreachable verdict is made (docs/VERDICTS.md, "Partitions").
+  bool partitioned = false;
   bool operator==(const Evaluation&) const = default;
 };
 

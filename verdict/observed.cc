@@ -59,8 +59,8 @@ bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& ro
          observed.report.view.roster_version == roster.version;
 }
 
-bool is_unreliable(const ObservedReport& observed, const Parameters& params,
-                   std::uint32_t server_count) {
+bool fails_share(const ObservedReport& observed, const Parameters& params,
+                 std::uint32_t server_count, std::uint32_t permille) {
   std::uint64_t probed = 0;
   std::uint64_t failing = 0;
   for_each_counted_result(observed, params, server_count, [&](const ProbeResult& result) {
@@ -68,7 +68,7 @@ bool is_unreliable(const ObservedReport& observed, const Parameters& params,
     if (is_failing(result, params)) ++failing;
   });
   if (probed < params.unreliable_min_targets || probed == 0) return false;
-  return failing * 1000 >= static_cast<std::uint64_t>(params.unreliable_fraction_permille) * probed;
+  return failing * 1000 >= std::uint64_t{permille} * probed;
 }
 
 }  // namespace mesh::verdict

@@ -64,10 +64,12 @@ inline bool is_failing(const ProbeResult& result, const Parameters& params) {
   return result.fail_streak >= params.fail_streak;
 }
 
-// Unreliable observer: of the counted results of its view, at least
-// unreliable_min_targets, and failing ones reach unreliable_fraction
-// (integer: failing * 1000 >= permille * probed). Depends on the report only.
-bool is_unreliable(const ObservedReport& observed, const Parameters& params,
-                   std::uint32_t server_count);
+// Of the counted results of its view, at least unreliable_min_targets, and
+// failing ones reach `permille` (integer: failing * 1000 >= permille *
+// probed). Depends on the report only. With unreliable_fraction_permille /
+// 2 it picks the observers judge_witnesses examines (verdict/borders.h):
+// only failures no border explains make an observer unreliable.
+bool fails_share(const ObservedReport& observed, const Parameters& params,
+                 std::uint32_t server_count, std::uint32_t permille);
 
 }  // namespace mesh::verdict

@@ -9,9 +9,16 @@ namespace {
 
 void count_votes(const RuleInputs& in, std::uint32_t target, ServerVerdict& verdict) {
   const Tally& tally = *in.tally;
+  const WitnessJudgement& judged = *in.judgement;
+  std::uint32_t reporting = 0;
+  // A country where a trusted witness fails it and another witness (even an
+  // unreliable one: a success is real evidence) gets through.
+  bool split = false;
   for (std::uint32_t c = 0; c < tally.country_count(); ++c) {
-    CountryTally row{in.fleet->countries[c], tally.failing(target, c), tally.eligible(target, c),
-                     tally.missing(target, c)};
+    CountryTally row{in.fleet->countries[c], judged.failing(target, c),
+                     judged.eligible(target, c), tally.missing(target, c)};
+    reporting += tally.reporting(target, c);
+    split = split || (row.failing > 0 && tally.succeeding(target, c) > 0);
     verdict.failing += row.failing;
     verdict.eligible += row.eligible;
     verdict.missing += row.missing;
@@ -19,10 +26,16 @@ void count_votes(const RuleInputs& in, std::uint32_t target, ServerVerdict& verd
       verdict.by_country.push_back(std::move(row));
     }
   }
-  verdict.discarded = tally.discarded(target);
+  verdict.discarded = judged.discarded(target);
+  verdict.explained = judged.explained(target);
+  // The quorum counts every witness with a result: discarding or explaining
+  // evidence never lowers the bar.
   const std::uint32_t witnesses = in.roster->params.quorum_witnesses;
-  verdict.quorum = std::max<std::uint32_t>(2, std::min(witnesses, verdict.eligible));
-  verdict.flags.unreachable = verdict.failing >= verdict.quorum;
+  verdict.quorum = std::max<std::uint32_t>(2, std::min(witnesses, reporting));
+  const bool enough = verdict.failing >= verdict.quorum;
+  verdict.flags.unreachable = enough && !split && !judged.partitioned();
+  verdict.flags.insufficient_evidence =
+      !verdict.flags.unreachable && verdict.failing > 0 && (enough || verdict.eligible < verdict.quorum);
 }
 
 void apply_report(const RuleInputs& in, std::uint32_t target, ServerVerdict& verdict) {
@@ -54,6 +67,9 @@ void apply_precedence(ServerVerdict& verdict) {
     verdict.caption = kCaptionNoData;
   } else {
     verdict.status = ServerStatus::ok;
+    if (verdict.flags.insufficient_evidence) {
+      verdict.caption = insufficient_caption(verdict.failing, verdict.eligible);
+    }
   }
 }
 
@@ -124,7 +140,7 @@ std::vector<RouteMembership> route_memberships(const Roster& roster, const Fleet
 }
 
 Evaluation assemble_evaluation(const RuleInputs& in) {
-  MESH_CHECK(in.roster && in.fleet && in.tally && in.latest && in.unreliable,
+  MESH_CHECK(in.roster && in.fleet && in.tally && in.latest && in.judgement,
              "assemble_evaluation(): incomplete inputs");
   Evaluation evaluation;
   evaluation.roster_version = in.roster->version;
@@ -132,9 +148,10 @@ Evaluation assemble_evaluation(const RuleInputs& in) {
   evaluation.epoch = in.epoch;
   evaluation.grace = in.grace;
   evaluation.reports_ignored = in.reports_ignored;
+  evaluation.partitioned = in.judgement->partitioned();
   for (std::uint32_t t = 0; t < in.fleet->server_count; ++t) {
     evaluation.servers.push_back(judge_server(in, t));
-    if ((*in.unreliable)[t]) evaluation.unreliable_observers.push_back(in.roster->servers[t].id);
+    if (in.judgement->unreliable(t)) evaluation.unreliable_observers.push_back(in.roster->servers[t].id);
   }
   evaluation.routes = route_memberships(*in.roster, *in.fleet, evaluation.servers);
   return evaluation;

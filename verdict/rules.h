@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "record/roster.h"
+#include "verdict/borders.h"
 #include "verdict/evaluation.h"
 #include "verdict/fleet.h"
 #include "verdict/observed.h"
@@ -20,8 +21,8 @@ struct RuleInputs {
   const Tally* tally = nullptr;
   // Per server (roster order): its latest report, or nullptr for none.
   const std::vector<const ObservedReport*>* latest = nullptr;
-  // Per server: true when its view is usable and unreliable.
-  const std::vector<bool>* unreliable = nullptr;
+  // Unreliable observers, discarded and explained results, what votes.
+  const WitnessJudgement* judgement = nullptr;
   UnixMs now_ms = 0;
   std::uint64_t epoch = 0;
   bool grace = false;

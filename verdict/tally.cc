@@ -1,5 +1,7 @@
 #include "verdict/tally.h"
 
+#include <algorithm>
+
 #include "common/check.h"
 
 namespace mesh::verdict {
@@ -16,11 +18,12 @@ Tally::Tally(const TallyContext& context) : context_(context) {
   MESH_CHECK(context.fleet && context.params && context.current, "incomplete TallyContext");
   countries_ = static_cast<std::uint32_t>(context.fleet->countries.size());
   std::size_t cells = static_cast<std::size_t>(context.fleet->server_count) * countries_;
-  eligible_.assign(cells, 0);
+  reporting_.assign(cells, 0);
   failing_.assign(cells, 0);
+  succeeding_.assign(cells, 0);
   present_.assign(cells, 0);
   assigned_.assign(cells, 0);
-  discarded_.assign(context.fleet->server_count, 0);
+  failing_observers_.assign(context.fleet->server_count, {});
   count_assigned();
 }
 
@@ -40,36 +43,43 @@ void Tally::count_assigned() {
   }
 }
 
-void Tally::contribute(int sign, const ObservedReport& observed, bool unreliable) {
+void Tally::contribute(int sign, const ObservedReport& observed) {
   MESH_CHECK(sign == 1 || sign == -1, "contribute(): sign must be +1 or -1");
   const Fleet& fleet = *context_.fleet;
-  const Parameters& params = *context_.params;
   const std::uint32_t origin = observed.origin;
   MESH_CHECK(origin < fleet.server_count, "contribute(): origin outside the roster");
   const std::uint32_t country = fleet.country_of[origin];
-  for_each_counted_result(observed, params, fleet.server_count, [&](const ProbeResult& result) {
-    const std::uint32_t target = result.target;
-    bool current = context_.current->is_witness(origin, target);
-    bool grace = !current && context_.previous != nullptr &&
-                 context_.previous->is_witness(origin, target);
-    if (!current && !grace) return;
+  const Parameters& params = *context_.params;
+  for_each_witness_result(context_, observed, [&](std::uint32_t target, bool current,
+                                                  const ProbeResult& result) {
     const std::size_t at = cell(target, country);
     if (current) present_[at] += sign;
-    if (unreliable) {
-      discarded_[target] += sign;
-      return;
+    reporting_[at] += sign;
+    if (result.fail_streak == 0) succeeding_[at] += sign;
+    if (!is_failing(result, params)) return;
+    failing_[at] += sign;
+    std::vector<std::uint32_t>& observers = failing_observers_[target];
+    if (sign > 0) {
+      observers.push_back(origin);
+    } else {
+      auto it = std::find(observers.begin(), observers.end(), origin);
+      MESH_CHECK(it != observers.end(), "tally: removal of a failing result never added");
+      *it = observers.back();
+      observers.pop_back();
     }
-    eligible_[at] += sign;
-    if (is_failing(result, params)) failing_[at] += sign;
   });
 }
 
-std::uint32_t Tally::eligible(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(eligible_[cell(target, country)]);
+std::uint32_t Tally::reporting(std::uint32_t target, std::uint32_t country) const {
+  return non_negative(reporting_[cell(target, country)]);
 }
 
 std::uint32_t Tally::failing(std::uint32_t target, std::uint32_t country) const {
   return non_negative(failing_[cell(target, country)]);
+}
+
+std::uint32_t Tally::succeeding(std::uint32_t target, std::uint32_t country) const {
+  return non_negative(succeeding_[cell(target, country)]);
 }
 
 std::uint32_t Tally::assigned(std::uint32_t target, std::uint32_t country) const {
@@ -80,10 +90,6 @@ std::uint32_t Tally::missing(std::uint32_t target, std::uint32_t country) const 
   std::int32_t missing = assigned_[cell(target, country)] - present_[cell(target, country)];
   MESH_CHECK(missing >= 0, "more present witnesses than assigned");
   return static_cast<std::uint32_t>(missing);
-}
-
-std::uint32_t Tally::discarded(std::uint32_t target) const {
-  return non_negative(discarded_[target]);
 }
 
 }  // namespace mesh::verdict

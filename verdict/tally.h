@@ -1,7 +1,9 @@
-// Tally: per target and observer country, how many eligible observers see it
-// failing, how many are eligible, how many assigned witnesses have a result.
-// Both the full evaluation and the incremental Evaluator build verdicts
-// from a Tally; the Evaluator keeps one alive and applies each report's
+// Tally: the raw evidence per target and observer country: how many
+// witnesses hold a counted result, how many of them fail it, and which
+// observers fail it. Nothing here is judged yet: which observers are
+// unreliable and which failures are the far side of a border are decided
+// from the whole tally by judge_witnesses (verdict/borders.h). The
+// incremental Evaluator keeps one Tally alive and applies each report's
 // contribution as a delta (remove the old view, add the new), so one new
 // report costs O(its view) instead of a rebuild.
 #pragma once
@@ -24,6 +26,24 @@ struct TallyContext {
   const WitnessPlan* previous = nullptr;  // non-null only in the grace window
 };
 
+// Calls visit(target, current, const ProbeResult&) for every counted result
+// of `observed` whose origin is the target's witness in the current plan
+// (current = true) or, in the grace window, in the previous plan.
+template <class Visit>
+void for_each_witness_result(const TallyContext& context, const ObservedReport& observed,
+                             Visit&& visit) {
+  const std::uint32_t origin = observed.origin;
+  for_each_counted_result(observed, *context.params, context.fleet->server_count,
+                          [&](const ProbeResult& result) {
+                            bool current = context.current->is_witness(origin, result.target);
+                            bool grace = !current && context.previous != nullptr &&
+                                         context.previous->is_witness(origin, result.target);
+                            if (current || grace) {
+                              visit(result.target, current, result);
+                            }
+                          });
+}
+
 class Tally {
  public:
   // An empty tally for `context` (assigned-witness counts come from
@@ -31,19 +51,27 @@ class Tally {
   // outliving the Tally.
   explicit Tally(const TallyContext& context);
 
-  // Adds (sign = +1) or removes (sign = -1) the votes of one observer's
-  // usable view. Removal REQUIRES the same report and unreliable flag that
-  // were added. A result counts for target T when the origin is T's
-  // witness in the current plan, or (grace) in the previous plan.
-  void contribute(int sign, const ObservedReport& observed, bool unreliable);
+  // Adds (sign = +1) or removes (sign = -1) the results of one observer's
+  // usable view. Removal REQUIRES the same report that was added.
+  void contribute(int sign, const ObservedReport& observed);
 
+  const TallyContext& context() const { return context_; }
   std::uint32_t country_count() const { return countries_; }
-  std::uint32_t eligible(std::uint32_t target, std::uint32_t country) const;
+  // Witnesses (current or grace) of `target` in `country` with a counted
+  // result; how many of those results fail (streak >= fail_streak), and how
+  // many succeed (streak 0: the last probe got through). A result between
+  // the two is on its way to failing and is neither.
+  std::uint32_t reporting(std::uint32_t target, std::uint32_t country) const;
   std::uint32_t failing(std::uint32_t target, std::uint32_t country) const;
-  // Current-plan witnesses of `target` in `country` with no counted result.
-  std::uint32_t missing(std::uint32_t target, std::uint32_t country) const;
+  std::uint32_t succeeding(std::uint32_t target, std::uint32_t country) const;
+  // Current-plan witnesses of `target` in `country`, and those of them with
+  // no counted result.
   std::uint32_t assigned(std::uint32_t target, std::uint32_t country) const;
-  std::uint32_t discarded(std::uint32_t target) const;
+  std::uint32_t missing(std::uint32_t target, std::uint32_t country) const;
+  // The observers whose counted result for `target` fails, in no set order.
+  const std::vector<std::uint32_t>& failing_observers(std::uint32_t target) const {
+    return failing_observers_[target];
+  }
 
  private:
   std::size_t cell(std::uint32_t target, std::uint32_t country) const {
@@ -53,11 +81,12 @@ class Tally {
 
   TallyContext context_;
   std::uint32_t countries_ = 0;
-  std::vector<std::int32_t> eligible_;  // [target][country]
-  std::vector<std::int32_t> failing_;   // [target][country]
-  std::vector<std::int32_t> present_;   // [target][country]: current witnesses with a result
-  std::vector<std::int32_t> assigned_;  // [target][country]: current witnesses
-  std::vector<std::int32_t> discarded_; // [target]
+  std::vector<std::int32_t> reporting_;  // [target][country]
+  std::vector<std::int32_t> failing_;    // [target][country]
+  std::vector<std::int32_t> succeeding_; // [target][country]
+  std::vector<std::int32_t> present_;    // [target][country]: current witnesses with a result
+  std::vector<std::int32_t> assigned_;   // [target][country]: current witnesses
+  std::vector<std::vector<std::uint32_t>> failing_observers_;  // [target]
 };
 
 }  // namespace mesh::verdict

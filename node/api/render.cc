@@ -17,6 +17,7 @@ Json flags_json(const verdict::StatusFlags& flags) {
   if (flags.unavailable) list.push_back("unavailable");
   if (flags.unreachable) list.push_back("unreachable");
   if (flags.no_data) list.push_back("no_data");
+  if (flags.insufficient_evidence) list.push_back("insufficient_evidence");
   return list;
 }
 
@@ -83,7 +84,8 @@ Json server_json(const ApiSnapshot& snapshot, const ServerState& server) {
           {"caption", verdict.caption},
           {"flags", flags_json(verdict.flags)},
           {"witnesses", {{"failing", verdict.failing}, {"eligible", verdict.eligible},
-                         {"by_country", by_country}}},
+                         {"quorum", verdict.quorum}, {"discarded", verdict.discarded},
+                         {"explained", verdict.explained}, {"by_country", by_country}}},
           {"last_report_age_s", age_s(snapshot, server.last_report_ms)},
           {"metrics_stale", stale}};
 }
@@ -121,6 +123,7 @@ Json mesh_json(const ApiSnapshot& snapshot) {
           {"roster_version", snapshot.roster ? Json(snapshot.roster->version) : Json(nullptr)},
           {"digest", snapshot.digest_hex},
           {"records", snapshot.records},
+          {"partitioned", snapshot.evaluation != nullptr && snapshot.evaluation->partitioned},
           {"peers", std::move(peers)},
           {"volume", {{"used_today", snapshot.volume_used_bytes},
                       {"cap", snapshot.volume_cap_bytes},

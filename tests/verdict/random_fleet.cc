@@ -82,7 +82,7 @@ std::vector<ObservedReport> RandomReports::fleet_at(UnixMs now_ms) {
   std::vector<ObservedReport> reports;
   for (std::uint32_t o = 0; o < fleet_.server_count; ++o) {
     if (chance(rng_, 7)) continue;
-    reports.push_back(make(o, now_ms - uniform(rng_, 0, 400'000)));
+    reports.push_back(make(o, now_ms - uniform(rng_, 0, max_report_age_ms)));
   }
   return reports;
 }

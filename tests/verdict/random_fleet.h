@@ -31,6 +31,8 @@ class RandomReports {
  public:
   RandomReports(const Roster& roster, std::mt19937_64& rng);
   std::set<std::pair<std::uint32_t, std::uint32_t>> blocked;  // (country index, target)
+  // fleet_at: reports are up to this old (past stale_after_ms: many silent).
+  DurationMs max_report_age_ms = 400'000;
   ObservedReport make(std::uint32_t origin, UnixMs at_ms);
   // One report per server (a few servers silent), dated in [now - 400 s, now].
   std::vector<ObservedReport> fleet_at(UnixMs now_ms);

@@ -137,16 +137,42 @@ TEST_CASE("exact quorum boundaries with quorum_witnesses 1, 3 and 5") {
   for (const Row& row : table) {
     CAPTURE(row.quorum_witnesses);
     CAPTURE(row.failing);
-    Roster roster = make_roster({"DE", "US"}, {4, 4});
+    // One server per country: no country can disagree with itself, so the
+    // count alone decides.
+    Roster roster = make_roster({"AT", "BE", "CH", "DE", "ES", "FR", "GB", "HU"},
+                                {1, 1, 1, 1, 1, 1, 1, 1});
     roster.params.quorum_witnesses = row.quorum_witnesses;
     std::vector<std::uint32_t> failing;
     for (std::uint32_t o = 1; o <= row.failing; ++o) failing.push_back(o);
     Evaluation evaluation = evaluate(roster, mesh_reports(roster, failing_to(0, failing)), kNow);
     const ServerVerdict& verdict = evaluation.servers[0];
     CHECK(verdict.flags.unreachable == row.unreachable);
+    CHECK_FALSE(verdict.flags.insufficient_evidence);
     CHECK(verdict.quorum == std::max(2u, std::min(row.quorum_witnesses, 7u)));
     if (row.unreachable) {
       CHECK(verdict.caption == "Unreachable from your servers (" + std::to_string(row.failing) +
+                                   " of 7 servers can't see it)");
+    }
+  }
+}
+
+TEST_CASE("a country whose witnesses disagree makes no verdict, however many fail") {
+  // DE 4, US 4; target de-1. Its DE witnesses all fail; of the US ones,
+  // `us_failing` fail and the rest get through.
+  for (std::uint32_t us_failing : {0u, 1u, 3u, 4u}) {
+    CAPTURE(us_failing);
+    Roster roster = make_roster({"DE", "US"}, {4, 4});
+    std::vector<std::uint32_t> failing = {1, 2, 3};
+    for (std::uint32_t o = 4; o < 4 + us_failing; ++o) failing.push_back(o);
+    const ServerVerdict verdict =
+        evaluate(roster, mesh_reports(roster, failing_to(0, failing)), kNow).servers[0];
+    const bool split = us_failing != 0 && us_failing != 4;
+    CHECK(verdict.failing == 3 + us_failing);
+    CHECK(verdict.flags.unreachable == !split);
+    CHECK(verdict.flags.insufficient_evidence == split);
+    CHECK(verdict.status == (split ? ServerStatus::ok : ServerStatus::unreachable));
+    if (split) {
+      CHECK(verdict.caption == "Not enough evidence (" + std::to_string(3 + us_failing) +
                                    " of 7 servers can't see it)");
     }
   }
@@ -156,10 +182,23 @@ TEST_CASE("a vote needs a failure streak of at least fail_streak") {
   Roster roster = make_roster({"DE"}, {5});
   for (std::uint32_t streak : {1u, 2u, 3u, 4u}) {
     CAPTURE(streak);
+    // A streak below fail_streak is on its way: neither a vote nor a success.
     Evaluation evaluation =
-        evaluate(roster, mesh_reports(roster, failing_to(0, {1, 2, 3}, streak)), kNow);
+        evaluate(roster, mesh_reports(roster, failing_to(0, {1, 2, 3, 4}, streak)), kNow);
     CHECK(evaluation.servers[0].flags.unreachable == (streak >= 3));
+    CHECK_FALSE(evaluation.servers[0].flags.insufficient_evidence);
   }
+  // Two witnesses still on their way do not hold up the two that fail.
+  Evaluation evaluation = evaluate(
+      roster,
+      mesh_reports(roster, [](std::uint32_t o, std::uint32_t t) -> std::uint32_t {
+        return t != 0 ? 0 : (o <= 2 ? 3 : 1);
+      }),
+      kNow);
+  CHECK(evaluation.servers[0].failing == 2);
+  CHECK(evaluation.servers[0].quorum == 3);
+  CHECK(evaluation.servers[0].flags.insufficient_evidence == false);
+  CHECK_FALSE(evaluation.servers[0].flags.unreachable);
 }
 
 TEST_CASE("stale versus fresh at the boundary") {
@@ -205,16 +244,23 @@ TEST_CASE("unreliable observers: min targets and fraction boundaries") {
   }
 }
 
-TEST_CASE("all observers unreliable: every vote is discarded, nobody is unreachable") {
+TEST_CASE("nobody reaches anybody: every server is down, routes serve the best available") {
   Roster roster = make_roster({"DE", "RU"}, {3, 2});
   auto reports = mesh_reports(roster, [](std::uint32_t, std::uint32_t) { return 9u; });
   Evaluation evaluation = evaluate(roster, reports, kNow);
-  CHECK(evaluation.unreliable_observers.size() == 5);
+  // Each server is failed by every witness: down, which is no observer's
+  // own fault, so nobody is unreliable and every server is unreachable.
+  CHECK(evaluation.unreliable_observers.empty());
+  CHECK_FALSE(evaluation.partitioned);
   for (const ServerVerdict& verdict : evaluation.servers) {
-    CHECK(verdict.status == ServerStatus::ok);
-    CHECK(verdict.eligible == 0);
-    CHECK(verdict.discarded == 4);
-    CHECK(verdict.missing == 0);
+    CAPTURE(verdict.id);
+    CHECK(verdict.status == ServerStatus::unreachable);
+    CHECK(verdict.failing == verdict.eligible);
+    CHECK(verdict.discarded == 0);
+  }
+  for (const RouteMembership& route : evaluation.routes) {
+    CHECK(route.degraded);
+    CHECK_FALSE(route.members.empty());
   }
 }
 

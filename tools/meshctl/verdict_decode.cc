@@ -28,6 +28,7 @@ verdict::ServerVerdict server_of(const Json& j) {
     server.flags.unavailable |= name == "unavailable";
     server.flags.unreachable |= name == "unreachable";
     server.flags.no_data |= name == "no_data";
+    server.flags.insufficient_evidence |= name == "insufficient_evidence";
   }
   server.caption = j.at("caption").get<std::string>();
   server.failing = j.at("failing").get<std::uint32_t>();
@@ -35,6 +36,7 @@ verdict::ServerVerdict server_of(const Json& j) {
   server.quorum = j.at("quorum").get<std::uint32_t>();
   server.missing = j.at("missing").get<std::uint32_t>();
   server.discarded = j.at("discarded").get<std::uint32_t>();
+  server.explained = j.value("explained", std::uint32_t{0});  // absent before 2026-12
   for (const Json& row : j.at("by_country")) {
     server.by_country.push_back({row.at("country").get<std::string>(), row.at("failing").get<std::uint32_t>(),
                                  row.at("eligible").get<std::uint32_t>(), row.at("missing").get<std::uint32_t>()});
@@ -60,6 +62,7 @@ verdict::Evaluation evaluation_of(const Json& j) {
                                  route.at("degraded_reason").get<std::string>()});
   }
   evaluation.reports_ignored = j.at("reports_ignored").get<std::uint32_t>();
+  evaluation.partitioned = j.value("partitioned", false);  // absent before 2026-12
   return evaluation;
 }
 

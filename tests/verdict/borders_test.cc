@@ -1,0 +1,245 @@
+// Mass blocks, partitions and the far side of a border (docs/VERDICTS.md,
+// "Borders"): a country blocking any share of the fleet marks exactly the
+// blocked servers, split by that country, and never its own; a partition
+// that cuts through countries marks nothing and says the evidence is
+// insufficient; a single broken observer is still discarded.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/verdict/fixtures.h"
+#include "verdict/engine.h"
+
+using namespace mesh;
+using namespace mesh::verdict;
+using namespace mesh::verdict::testing;
+
+namespace {
+
+constexpr UnixMs kNow = kT0 + 600'000;
+constexpr UnixMs kReportAt = kNow - 30'000;
+constexpr std::uint32_t kPerCountry = 6;
+const std::vector<std::string> kCountries = {"AE", "DE", "FR", "NL", "US"};  // AE blocks
+
+// 5 countries of 6 servers, 3 witnesses per target and country.
+Roster fleet_30() { return make_roster(kCountries, std::vector<std::uint32_t>(5, kPerCountry), 3); }
+
+template <class Reachable>
+std::vector<ObservedReport> reports_of(const Roster& roster, Reachable reachable) {
+  auto n = static_cast<std::uint32_t>(roster.servers.size());
+  std::vector<std::uint32_t> all;
+  for (std::uint32_t t = 0; t < n; ++t) all.push_back(t);
+  std::vector<ObservedReport> reports;
+  for (std::uint32_t o = 0; o < n; ++o) {
+    reports.push_back(report_probing(o, kReportAt, roster.version, all, [&](std::uint32_t t) {
+      return reachable(o, t) ? 0u : 5u;
+    }));
+  }
+  return reports;
+}
+
+std::uint32_t country_of(std::uint32_t server) { return server / kPerCountry; }
+
+// `count` servers outside country 0, drawn with `seed`.
+std::set<std::uint32_t> draw_outside_a(std::uint32_t count, std::uint64_t seed) {
+  std::vector<std::uint32_t> outside;
+  for (std::uint32_t s = kPerCountry; s < 5 * kPerCountry; ++s) outside.push_back(s);
+  std::mt19937_64 rng(seed);
+  std::shuffle(outside.begin(), outside.end(), rng);
+  return {outside.begin(), outside.begin() + count};
+}
+
+std::uint32_t server_explained_total(const Evaluation& evaluation) {
+  std::uint32_t total = 0;
+  for (const ServerVerdict& verdict : evaluation.servers) total += verdict.explained;
+  return total;
+}
+
+const CountryTally* row_of(const ServerVerdict& verdict, const std::string& country) {
+  for (const CountryTally& row : verdict.by_country) {
+    if (row.country == country) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("one country blocking 1 server to 80% of the rest: exactly those, split by it") {
+  for (std::uint32_t blocked_count : {1u, 5u, 12u, 14u, 19u}) {  // 4% .. 79% of the 24 abroad
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      CAPTURE(blocked_count);
+      CAPTURE(seed);
+      const Roster roster = fleet_30();
+      const std::set<std::uint32_t> blocked = draw_outside_a(blocked_count, seed);
+      // Both directions: AE's servers and the blocked ones cannot connect.
+      auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+        bool o_in_a = country_of(o) == 0;
+        bool t_in_a = country_of(t) == 0;
+        return !((o_in_a && blocked.count(t)) || (t_in_a && blocked.count(o)));
+      };
+      const Evaluation evaluation = evaluate(roster, reports_of(roster, reachable), kNow);
+      CHECK(evaluation.unreliable_observers.empty());
+      CHECK_FALSE(evaluation.partitioned);
+      std::uint32_t explained_in_a = 0;
+      for (std::uint32_t s = 0; s < roster.servers.size(); ++s) {
+        const ServerVerdict& verdict = evaluation.servers[s];
+        CAPTURE(verdict.id);
+        if (blocked.count(s)) {
+          CHECK(verdict.status == ServerStatus::unreachable);
+          const CountryTally* ae = row_of(verdict, "AE");
+          REQUIRE(ae != nullptr);
+          CHECK(ae->failing == ae->eligible);
+          CHECK(ae->failing >= 2);
+          CHECK(verdict.failing == ae->failing);  // nobody else fails it
+          CHECK(verdict.explained == 0);
+        } else {
+          CHECK(verdict.status == ServerStatus::ok);
+          CHECK(verdict.caption.empty());
+          CHECK_FALSE(verdict.flags.insufficient_evidence);
+          if (country_of(s) == 0) {
+            // The blocked servers' failures of AE's servers are its border seen
+            // from the other side.
+            CHECK(verdict.failing == 0);
+            explained_in_a += verdict.explained;
+          }
+        }
+      }
+      CHECK(explained_in_a > 0);
+    }
+  }
+}
+
+TEST_CASE("the far side needs the broader border: a whole country blocked with others") {
+  // AE blocks all of DE (servers 6..11) and 4 servers of FR: DE's servers
+  // fail every AE server too, but AE fails 10 servers abroad and DE only 6.
+  const Roster roster = fleet_30();
+  std::set<std::uint32_t> blocked = {6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+    return !((country_of(o) == 0 && blocked.count(t)) || (country_of(t) == 0 && blocked.count(o)));
+  };
+  const Evaluation evaluation = evaluate(roster, reports_of(roster, reachable), kNow);
+  for (std::uint32_t s = 0; s < roster.servers.size(); ++s) {
+    CAPTURE(evaluation.servers[s].id);
+    CHECK((evaluation.servers[s].status == ServerStatus::unreachable) == (blocked.count(s) == 1));
+  }
+}
+
+TEST_CASE("two countries cut from each other alone: neither side is judged") {
+  // Equal borders (6 servers each way): the data cannot say who blocks whom.
+  const Roster roster = fleet_30();
+  auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+    std::uint32_t a = country_of(o), b = country_of(t);
+    return !((a == 0 && b == 1) || (a == 1 && b == 0));
+  };
+  const Evaluation evaluation = evaluate(roster, reports_of(roster, reachable), kNow);
+  for (const ServerVerdict& verdict : evaluation.servers) {
+    CAPTURE(verdict.id);
+    CHECK(verdict.status == ServerStatus::ok);
+    CHECK(verdict.failing == 0);
+  }
+  CHECK(server_explained_total(evaluation) > 0);
+}
+
+TEST_CASE("a partition that cuts through countries marks nothing: the evidence is insufficient") {
+  for (std::uint32_t side : {15u, 10u, 20u}) {
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      CAPTURE(side);
+      CAPTURE(seed);
+      const Roster roster = fleet_30();
+      std::vector<std::uint32_t> order(roster.servers.size());
+      for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::mt19937_64 rng(seed * 7919);
+      std::shuffle(order.begin(), order.end(), rng);
+      std::set<std::uint32_t> left(order.begin(), order.begin() + side);
+      // Skip a draw that happens to follow country lines exactly: that is a
+      // block by those countries (the test above).
+      std::set<std::uint32_t> left_countries, right_countries;
+      for (std::uint32_t s = 0; s < order.size(); ++s) {
+        (left.count(s) ? left_countries : right_countries).insert(country_of(s));
+      }
+      bool cuts_a_country = false;
+      for (std::uint32_t c : left_countries) cuts_a_country |= right_countries.count(c) == 1;
+      REQUIRE(cuts_a_country);
+      auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+        return left.count(o) == left.count(t);
+      };
+      const Evaluation evaluation = evaluate(roster, reports_of(roster, reachable), kNow);
+      std::uint32_t insufficient = 0;
+      for (const ServerVerdict& verdict : evaluation.servers) {
+        CAPTURE(verdict.id);
+        CHECK(verdict.status == ServerStatus::ok);
+        CHECK_FALSE(verdict.flags.unreachable);
+        if (verdict.flags.insufficient_evidence) ++insufficient;
+      }
+      CHECK(insufficient > 0);
+      CHECK(evaluation.partitioned);
+      for (const RouteMembership& route : evaluation.routes) CHECK_FALSE(route.degraded);
+    }
+  }
+}
+
+TEST_CASE("a broken observer is still discarded while a country block is on") {
+  const Roster roster = fleet_30();
+  const std::uint32_t blocked = 20;  // nl-3
+  const std::uint32_t broken = 8;    // de-3: cannot reach every second server
+  auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+    if ((country_of(o) == 0 && t == blocked) || (country_of(t) == 0 && o == blocked)) return false;
+    if (o == broken && t % 2 == 1) return false;
+    return true;
+  };
+  const Evaluation evaluation = evaluate(roster, reports_of(roster, reachable), kNow);
+  CHECK(evaluation.unreliable_observers == std::vector<std::string>{"de-3"});
+  for (std::uint32_t s = 0; s < roster.servers.size(); ++s) {
+    CAPTURE(evaluation.servers[s].id);
+    CHECK((evaluation.servers[s].status == ServerStatus::unreachable) == (s == blocked));
+    CHECK_FALSE(evaluation.servers[s].flags.insufficient_evidence);
+  }
+}
+
+TEST_CASE("the quorum counts every witness with a result: discards never lower it") {
+  // 8 servers in one country each; 6 of the 7 witnesses of s0 are broken
+  // (unreliable) and the seventh fails s0: one trusted opinion, no verdict.
+  Roster roster = make_roster({"AT", "BE", "CH", "DE", "ES", "FR", "GB", "HU"},
+                              {1, 1, 1, 1, 1, 1, 1, 1});
+  auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+    if (o >= 1 && o <= 6) return t == 0 || t == 7 || t == o;  // fails 5 of 7 targets
+    if (o == 7) return t != 0;
+    return true;
+  };
+  const Evaluation evaluation = evaluate(roster, reports_of(roster, reachable), kNow);
+  const ServerVerdict& verdict = evaluation.servers[0];
+  CHECK(evaluation.unreliable_observers.size() == 6);
+  CHECK(verdict.discarded == 6);
+  CHECK(verdict.failing == 1);
+  CHECK(verdict.eligible == 1);
+  CHECK(verdict.quorum == 3);
+  CHECK_FALSE(verdict.flags.unreachable);
+  CHECK(verdict.flags.insufficient_evidence);
+}
+
+TEST_CASE("a quarter of the fleet silent at once is a split, not an outage: no verdict") {
+  // s0..s6 (7 of 30, under a quarter) are powered off: each is unreachable.
+  // With one more silent (8 of 30, over a quarter) this node may hear only
+  // its side of a split: nothing is unreachable, the failures are shown as
+  // insufficient evidence, and the silent servers stay in rotation.
+  for (std::uint32_t silent : {7u, 8u}) {
+    CAPTURE(silent);
+    const Roster roster = fleet_30();
+    auto reachable = [&](std::uint32_t, std::uint32_t t) { return t >= silent; };
+    std::vector<ObservedReport> reports = reports_of(roster, reachable);
+    reports.erase(reports.begin(), reports.begin() + silent);
+    const Evaluation evaluation = evaluate(roster, reports, kNow);
+    CHECK(evaluation.partitioned == (silent == 8));
+    for (std::uint32_t s = 0; s < silent; ++s) {
+      const ServerVerdict& verdict = evaluation.servers[s];
+      CAPTURE(verdict.id);
+      CHECK(verdict.flags.no_data);
+      CHECK(verdict.flags.unreachable == (silent == 7));
+      CHECK(verdict.flags.insufficient_evidence == (silent == 8));
+    }
+  }
+}

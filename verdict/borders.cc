@@ -1,0 +1,129 @@
+#include "verdict/borders.h"
+
+#include "common/check.h"
+
+namespace mesh::verdict {
+
+WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const ObservedReport*>& usable,
+                                 const std::vector<bool>& suspect) {
+  const TallyContext& context = tally.context();
+  const Fleet& fleet = *context.fleet;
+  const Parameters& params = *context.params;
+  const std::uint32_t servers = fleet.server_count;
+  const std::uint32_t countries = tally.country_count();
+  MESH_CHECK(usable.size() == servers && suspect.size() == servers,
+             "judge_witnesses(): one entry per server");
+
+  WitnessJudgement j;
+  j.countries_ = countries;
+  j.breadth_.assign(countries, 0);
+  auto fails = [&](std::uint32_t country, std::uint32_t target) {
+    return tally.failing(target, country) >= 2 && tally.succeeding(target, country) == 0;
+  };
+  // C *turns against* T when at least two of C's witness results for T have
+  // a failure streak (any length) and none gets through: a border on its
+  // way. The far side is read from it, so that it is set aside from the
+  // moment it could first become a vote (both sides of a border start
+  // failing together, and each side's reports arrive in their own time).
+  auto turns_against = [&](std::uint32_t country, std::uint32_t target) {
+    return tally.reporting(target, country) >= 2 && tally.succeeding(target, country) == 0;
+  };
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    for (std::uint32_t c = 0; c < countries; ++c) {
+      if (c != fleet.country_of[t] && turns_against(c, t)) ++j.breadth_[c];
+    }
+  }
+  // A server no witness anywhere gets through to is down (or cut off from
+  // everyone): failing it is nobody's own fault.
+  std::vector<bool> down(servers, false);
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    std::uint32_t failing = 0, succeeding = 0;
+    for (std::uint32_t c = 0; c < countries; ++c) {
+      failing += tally.failing(t, c);
+      succeeding += tally.succeeding(t, c);
+    }
+    down[t] = failing >= 2 && succeeding == 0;
+  }
+  // O's failing result for T is the far side of T's country's border.
+  auto far_side = [&](std::uint32_t observer, std::uint32_t target) {
+    const std::uint32_t observer_country = fleet.country_of[observer];
+    const std::uint32_t target_country = fleet.country_of[target];
+    return !down[target] && observer_country != target_country &&
+           turns_against(target_country, observer) &&
+           j.breadth_[target_country] >= j.breadth_[observer_country];
+  };
+
+  j.unreliable_.assign(servers, false);
+  std::uint32_t strained = 0;
+  for (std::uint32_t o = 0; o < servers; ++o) {
+    if (!suspect[o] || usable[o] == nullptr) continue;
+    std::uint64_t probed = 0;
+    std::uint64_t own = 0;       // failures no border of its own country explains
+    std::uint64_t unshared = 0;  // of those, the ones no far side explains either
+    const std::uint32_t country = fleet.country_of[o];
+    for_each_counted_result(*usable[o], params, servers, [&](const ProbeResult& result) {
+      ++probed;
+      const std::uint32_t t = result.target;
+      if (!is_failing(result, params) || down[t]) return;
+      const bool abroad = country != fleet.country_of[t];
+      if (abroad && fails(country, t)) return;
+      ++own;
+      if (!(abroad && far_side(o, t))) ++unshared;
+    });
+    const bool counted = probed >= params.unreliable_min_targets && probed > 0;
+    j.unreliable_[o] = counted && own * 1000 >= std::uint64_t{params.unreliable_fraction_permille} * probed;
+    if (counted && unshared * 1000 >= std::uint64_t{strained_permille(params)} * probed) ++strained;
+  }
+
+  std::uint32_t observers = 0;
+  for (std::uint32_t o = 0; o < servers; ++o) {
+    if (usable[o] != nullptr) ++observers;
+  }
+  // Two signs of a split fleet: many observers strained at once (probes
+  // fail across the split while gossip still flows), or many servers silent
+  // at once (a split that also cuts gossip: this node hears only its side).
+  const std::uint32_t silent = servers - observers;
+  j.partitioned_ = (strained >= 2 && strained * kPartitionedShareDenominator >= observers) ||
+                   (silent >= 2 && silent * kPartitionedShareDenominator >= servers);
+
+  const std::size_t cells = std::size_t{servers} * countries;
+  j.eligible_.resize(cells);
+  j.failing_.resize(cells);
+  j.succeeding_.resize(cells);
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    for (std::uint32_t c = 0; c < countries; ++c) {
+      j.eligible_[j.cell(t, c)] = static_cast<std::int32_t>(tally.reporting(t, c));
+      j.failing_[j.cell(t, c)] = static_cast<std::int32_t>(tally.failing(t, c));
+      j.succeeding_[j.cell(t, c)] = static_cast<std::int32_t>(tally.succeeding(t, c));
+    }
+  }
+  j.discarded_.assign(servers, 0);
+  j.explained_.assign(servers, 0);
+  for (std::uint32_t o = 0; o < servers; ++o) {
+    if (!j.unreliable_[o]) continue;
+    const std::uint32_t country = fleet.country_of[o];
+    for_each_witness_result(context, *usable[o], [&](std::uint32_t target, bool,
+                                                     const ProbeResult& result) {
+      --j.eligible_[j.cell(target, country)];
+      if (is_failing(result, params)) --j.failing_[j.cell(target, country)];
+      if (result.fail_streak == 0) --j.succeeding_[j.cell(target, country)];
+      ++j.discarded_[target];
+    });
+  }
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    for (std::uint32_t o : tally.failing_observers(t)) {
+      if (j.unreliable_[o] || !far_side(o, t)) continue;
+      --j.eligible_[j.cell(t, fleet.country_of[o])];
+      --j.failing_[j.cell(t, fleet.country_of[o])];
+      ++j.explained_[t];
+    }
+  }
+  for (std::size_t i = 0; i < cells; ++i) {
+    MESH_CHECK(j.failing_[i] >= 0 && j.succeeding_[i] >= 0 &&
+                   j.failing_[i] + j.succeeding_[i] <= j.eligible_[i],
+               "judge_witnesses(): counts out of range");
+  }
+  return j;
+}
+
+}  // namespace mesh::verdict

@@ -1,0 +1,89 @@
+// Borders and the judgement of witnesses (docs/VERDICTS.md, rules 5-7):
+// from the raw Tally, which observers are unreliable, which failing results
+// are the far side of a country's border, and what is left to vote.
+//
+// A country C *fails* a server T when at least two of C's witnesses of T
+// fail it and none of them succeeds: the country as a whole cannot reach T,
+// which is what a censor's block looks like from inside. When T is abroad,
+// that is a border, and it is never held against the observers (they are
+// not unreliable for it). Its far side is T's own failures to reach C's
+// servers: when T's country *turns against* an observer O (at least two of
+// its witness results for O have a failure streak, of any length, and none
+// gets through: a border on its way), O's failing result for T is
+// *explained* (set aside, not a vote), provided T's country turns against
+// at least as many servers abroad as O's does (its *breadth*); the broader
+// border is the censor's. Failing a server that no witness anywhere gets through to (it
+// is down) is held against nobody. An observer is unreliable when the rest
+// of its failures, those its own country does not share, reach the
+// unreliable fraction (a far side does not excuse them: a server whose own
+// network is broken looks, from each country, like a server that country
+// blocks, and only its compatriots tell the two apart).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "verdict/observed.h"
+#include "verdict/tally.h"
+
+namespace mesh::verdict {
+
+class WitnessJudgement {
+ public:
+  std::uint32_t eligible(std::uint32_t target, std::uint32_t country) const {
+    return static_cast<std::uint32_t>(eligible_[cell(target, country)]);
+  }
+  std::uint32_t failing(std::uint32_t target, std::uint32_t country) const {
+    return static_cast<std::uint32_t>(failing_[cell(target, country)]);
+  }
+  std::uint32_t succeeding(std::uint32_t target, std::uint32_t country) const {
+    return static_cast<std::uint32_t>(succeeding_[cell(target, country)]);
+  }
+  std::uint32_t discarded(std::uint32_t target) const { return discarded_[target]; }
+  std::uint32_t explained(std::uint32_t target) const { return explained_[target]; }
+  bool unreliable(std::uint32_t observer) const { return unreliable_[observer]; }
+  // Many observers at once fail their targets on their own account (no
+  // border explains it): the fleet's own network is split, and no side's
+  // failures make a verdict.
+  bool partitioned() const { return partitioned_; }
+  // Servers outside `country` that it turns against.
+  std::uint32_t breadth(std::uint32_t country) const { return breadth_[country]; }
+
+ private:
+  friend WitnessJudgement judge_witnesses(const Tally&, const std::vector<const ObservedReport*>&,
+                                          const std::vector<bool>&);
+  std::size_t cell(std::uint32_t target, std::uint32_t country) const {
+    return static_cast<std::size_t>(target) * countries_ + country;
+  }
+  std::uint32_t countries_ = 0;
+  std::vector<std::int32_t> eligible_;    // [target][country]
+  std::vector<std::int32_t> failing_;     // [target][country]
+  std::vector<std::int32_t> succeeding_;  // [target][country]
+  std::vector<std::uint32_t> discarded_;  // [target]: results of unreliable observers
+  std::vector<std::uint32_t> explained_;  // [target]: far-side failures set aside
+  std::vector<bool> unreliable_;          // [observer]
+  bool partitioned_ = false;
+  std::vector<std::uint32_t> breadth_;    // [country]
+};
+
+// An observer is *strained* when failures that neither a border, its far
+// side nor a down server explains reach half the unreliable fraction. The
+// fleet is partitioned when at least 1 / kPartitionedShareDenominator of
+// the observers with a usable view are strained (and at least two), or at
+// least 1 / kPartitionedShareDenominator of the roster's servers have no
+// usable view at all (and at least two): silent servers whose witnesses fail
+// them look powered off, but a quarter of the fleet at once is this node
+// hearing only its side of a split.
+inline constexpr std::uint32_t kPartitionedShareDenominator = 4;
+inline std::uint32_t strained_permille(const Parameters& params) {
+  return params.unreliable_fraction_permille / 2;
+}
+
+// `usable`: per server, its latest report when its view is usable, else
+// nullptr (the reports the tally holds). `suspect`: per server, true when
+// that report alone reaches strained_permille (fails_share); only suspects
+// are examined further, so a quiet fleet costs O(failing results).
+WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const ObservedReport*>& usable,
+                                 const std::vector<bool>& suspect);
+
+}  // namespace mesh::verdict
