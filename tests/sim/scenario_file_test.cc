@@ -117,6 +117,48 @@ TEST_CASE("unknown servers are refused when the world is built") {
   REQUIRE_FALSE(result.ok());
   CHECK(result.code() == ScenarioError::invalid);
   CHECK(result.message().find("unknown server 'zz-9'") != std::string::npos);
+  CHECK(result.message().find("bad.toml:6: event 1 (service_down)") != std::string::npos);
+
+  auto expecting = parse_scenario(std::string(kMinimal) +
+                                      "[[expect]]\nkind = \"status\"\nserver = \"zz-8\"\nat = \"5m\"\n",
+                                  "bad.toml");
+  REQUIRE(expecting.ok());
+  auto refused_expect = run_scenario(expecting.value());
+  REQUIRE_FALSE(refused_expect.ok());
+  CHECK(refused_expect.message().find("bad.toml:6: expectation") != std::string::npos);
+}
+
+TEST_CASE("a cross-field parameter error names the line once") {
+  const std::string message =
+      refused(std::string(kMinimal) + "[params]\nstale_after_ms = \"30s\"\n", ScenarioError::bad_field);
+  CHECK(message.find("bad.toml:6: ") == 0);
+  CHECK(message.find("params.:") == std::string::npos);
+  CHECK(message.find("stale_after_ms") != std::string::npos);
+}
+
+TEST_CASE("a clock_skew needs its skew; block options belong to blocks") {
+  const std::string skew = std::string(kMinimal) + "[[event]]\nat = \"1m\"\nkind = \"clock_skew\"\nservers = [\"*\"]\n";
+  CHECK(refused(skew, ScenarioError::bad_field).find("bad.toml:6: event.skew") != std::string::npos);
+  const std::string port = std::string(kMinimal) +
+                           "[[event]]\nat = \"1m\"\nkind = \"service_down\"\nservers = [\"*\"]\nport = \"probe\"\n";
+  CHECK(refused(port, ScenarioError::bad_field).find("belong to a block") != std::string::npos);
+  const std::string bad_port = std::string(kMinimal) +
+                               "[[event]]\nat = \"1m\"\nkind = \"block\"\nservers = [\"*\"]\nfrom = [\"DE\"]\nport = \"udp\"\n";
+  CHECK(refused(bad_port, ScenarioError::bad_field).find("event.port") != std::string::npos);
+}
+
+TEST_CASE("two letters are a country code in either case; blocks read their options") {
+  auto scenario = parse_scenario(std::string(kMinimal) +
+                                     "[[event]]\nat = \"1m\"\nkind = \"block\"\nservers = [\"nl\"]\n"
+                                     "from = [\"de\", \"RU\"]\nconnections_only = true\nport = \"gossip\"\n",
+                                 "ok.toml");
+  REQUIRE_MESSAGE(scenario.ok(), (scenario.ok() ? std::string() : scenario.message()));
+  const Event& block = scenario->events.at(0);
+  CHECK(block.servers.countries == std::vector<std::string>{"NL"});
+  CHECK(block.servers.servers.empty());
+  CHECK(block.from.countries == std::vector<std::string>{"DE", "RU"});
+  CHECK(block.connections_only);
+  CHECK(block.port == BlockPort::gossip);
 }
 
 TEST_CASE("unreadable files") {

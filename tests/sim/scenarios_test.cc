@@ -82,6 +82,37 @@ TEST_CASE("lossy") {
   CHECK(counter(r, "frames_lost") > 0);
 }
 
+// A country blocks a share of the fleet abroad: the blocked servers, and
+// only they, are unreachable on every node (three seeds each).
+TEST_CASE("mass-block") {
+  for (const char* name : {"mass-block-20", "mass-block-60", "mass-block-80"}) {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      CAPTURE(name);
+      RunResult r = run_builtin(name, {30, 5, seed, {}});
+      CHECK(r.false_verdicts == 0);
+      CHECK(counter(r, "frames_blocked") > 0);
+    }
+  }
+}
+
+// Splits that cut through every country: no verdict on either side.
+TEST_CASE("partition-split") {
+  for (const char* name : {"partition-half", "partition-uneven"}) {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      CAPTURE(name);
+      RunResult r = run_builtin(name, {30, 5, seed, {}});
+      CHECK(r.false_verdicts == 0);
+    }
+  }
+}
+
+TEST_CASE("one-way-block") {
+  for (std::uint64_t seed : {1u, 2u}) {
+    RunResult r = run_builtin("one-way-block", {30, 5, seed, {}});
+    CHECK(r.false_verdicts == 0);
+  }
+}
+
 TEST_CASE("unreliable-witness") {
   RunResult r = run_builtin("unreliable-witness", {40, 5, 5, {}});
   CHECK(r.false_verdicts == 0);

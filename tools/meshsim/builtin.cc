@@ -94,6 +94,92 @@ void country_block(Builder& b) {
   b.s.duration_ms = 30 * kMinute;
 }
 
+// A country (the last) blocks `percent`% of the servers abroad, both ways,
+// at 5m, with 0.5% loss on every link: exactly those become unreachable
+// (its own servers stay ok: the blocked servers' failures to reach them are
+// its border seen from the other side), and all heal after the unblock.
+void mass_block(Builder& b, std::uint32_t percent) {
+  const std::uint32_t blocker = b.k - 1;
+  const std::uint32_t n = b.s.fleet.generated_nodes;
+  b.s.link_defaults.loss_permille = 5;
+  std::vector<ServerId> abroad;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i % b.k != blocker) abroad.push_back(b.id(i));
+  }
+  // A fixed scramble, so the share spreads over every other country.
+  std::vector<ServerId> blocked;
+  const std::size_t count = (abroad.size() * percent + 50) / 100;
+  for (std::size_t j = 0; blocked.size() < count; ++j) blocked.push_back(abroad[(j * 7) % abroad.size()]);
+  Event& block = b.event(5 * kMinute, EventKind::block, blocked);
+  block.name = "mass-block";
+  block.from.countries = {b.country(blocker)};
+  block.both_directions = true;
+  b.event(25 * kMinute, EventKind::unblock).name = "mass-block";
+  for (const ServerId& server : blocked) b.status(server, ServerStatus::unreachable, 15 * kMinute);
+  for (std::uint32_t nth = 0; nth < n / b.k; ++nth) {
+    b.status_during(b.of_country(blocker, nth), ServerStatus::ok, 5 * kMinute, 35 * kMinute);
+  }
+  b.status(blocked.front(), ServerStatus::ok, 34 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 35 * kMinute;
+}
+
+// The fleet splits in two groups that cut through every country (a
+// provider's outage, not a border) for 10 minutes: nobody is marked
+// unreachable from either side, every server stays in rotation, and after
+// the heal all are ok again.
+void partition_split(Builder& b, std::uint32_t left_count) {
+  const std::uint32_t n = b.s.fleet.generated_nodes;
+  Selector left, right;
+  for (std::uint32_t j = 0; j < n; ++j) {
+    // Every other run of k servers shifts by one, so each country has
+    // servers on both sides.
+    const std::uint32_t i = (j * 11) % n;
+    (j < left_count ? left : right).servers.push_back(b.id(i));
+  }
+  b.event(5 * kMinute, EventKind::partition).groups = {left, right};
+  b.event(15 * kMinute, EventKind::heal);
+  for (const Selector* side : {&left, &right}) {
+    for (std::size_t j = 0; j < side->servers.size(); j += 3) {
+      const ServerId& server = side->servers[j];
+      b.rotation(server, "global", true, 10 * kMinute);
+      b.rotation(server, "global", true, 14 * kMinute);
+      b.status(server, ServerStatus::ok, 24 * kMinute);
+    }
+  }
+  b.no_false_verdicts();
+  b.s.duration_ms = 25 * kMinute;
+}
+
+// A stateful border firewall: connections opened from the last country to
+// one server fail, connections the other way work (its probes of that
+// country succeed, its gossip reaches it). A second server has only its
+// port 443 dropped from that country, both ways; gossip passes. Both are
+// unreachable from that country alone; nobody else is marked.
+void one_way_block(Builder& b) {
+  const std::uint32_t blocker = b.k - 1;
+  ServerId one_way = b.of_country(0, 0), probe_only = b.of_country(1, 0);
+  Event& firewall = b.event(5 * kMinute, EventKind::block, {one_way});
+  firewall.name = "firewall";
+  firewall.from.countries = {b.country(blocker)};
+  firewall.connections_only = true;
+  Event& port = b.event(5 * kMinute, EventKind::block, {probe_only});
+  port.name = "port-443";
+  port.from.countries = {b.country(blocker)};
+  port.both_directions = true;
+  port.port = BlockPort::probe;
+  b.event(20 * kMinute, EventKind::unblock).name = "firewall";
+  b.event(20 * kMinute, EventKind::unblock).name = "port-443";
+  b.status(one_way, ServerStatus::unreachable, 15 * kMinute);
+  b.status(probe_only, ServerStatus::unreachable, 15 * kMinute);
+  b.status_during(b.of_country(blocker, 0), ServerStatus::ok, 5 * kMinute, 30 * kMinute);
+  b.status_during(b.of_country(0, 1), ServerStatus::ok, 5 * kMinute, 30 * kMinute);
+  b.status(one_way, ServerStatus::ok, 29 * kMinute);
+  b.status(probe_only, ServerStatus::ok, 29 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 30 * kMinute;
+}
+
 // 10% loss and jitter on every link for an hour: no false verdict.
 void lossy(Builder& b) {
   b.s.link_defaults = LinkSpec{100, 30, 50};
@@ -260,6 +346,12 @@ const std::map<std::string, Entry>& table() {
   static const std::map<std::string, Entry> kTable{
       {"country-block", {60, 5, country_block}},
       {"lossy", {40, 5, lossy}},
+      {"mass-block-20", {30, 5, [](Builder& b) { mass_block(b, 20); }}},
+      {"mass-block-60", {30, 5, [](Builder& b) { mass_block(b, 60); }}},
+      {"mass-block-80", {30, 5, [](Builder& b) { mass_block(b, 80); }}},
+      {"partition-half", {30, 5, [](Builder& b) { partition_split(b, 15); }}},
+      {"partition-uneven", {30, 5, [](Builder& b) { partition_split(b, 10); }}},
+      {"one-way-block", {30, 5, one_way_block}},
       {"unreliable-witness", {40, 5, unreliable_witness}},
       {"agent-stop", {20, 5, agent_stop}},
       {"service-down", {20, 5, service_down}},

@@ -138,8 +138,9 @@ void Run::on_check(bool periodic, std::optional<std::size_t> snapshot) {
 }
 
 // A false verdict: `unreachable` or `unavailable` shown for a server that
-// was fine (machine, listener and service up, not impaired by the network)
-// throughout the last false_grace_ms_ (docs/SIMULATOR.md).
+// was fine (machine, listener and service up, and in the network model
+// reachable from at least one server of every country) throughout the last
+// false_grace_ms_ (docs/SIMULATOR.md, "False verdicts").
 void Run::judge_false_verdicts(const SimNode& node, const verdict::Evaluation& evaluation) {
   const auto& world = world_indices(*node.core().roster());
   for (std::size_t i = 0; i < evaluation.servers.size() && i < world.size(); ++i) {
@@ -148,7 +149,7 @@ void Run::judge_false_verdicts(const SimNode& node, const verdict::Evaluation& e
       continue;
     }
     const SimNode& server = nodes_[world[i]];
-    if (!server.healthy() || network_.impaired(server.index)) continue;
+    if (!server.healthy() || network_.unreachable_from_a_country(server.index)) continue;
     if (now_ms_ - server.last_unfine_ms <= false_grace_ms_) continue;
     ++result_.false_verdicts;
     if (result_.false_examples.size() < kFalseVerdictExamplesMax) {

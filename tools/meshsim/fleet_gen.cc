@@ -65,7 +65,8 @@ Status<ScenarioError> check_selector(const World& world, const Selector& selecto
 Status<ScenarioError> check_references(const World& world, const Scenario& scenario) {
   for (std::size_t i = 0; i < scenario.events.size(); ++i) {
     const Event& event = scenario.events[i];
-    std::string where = "event " + std::to_string(i + 1) + " (" + to_string(event.kind) + ")";
+    std::string where = (event.origin.empty() ? "" : event.origin + ": ") + "event " +
+                        std::to_string(i + 1) + " (" + to_string(event.kind) + ")";
     for (const Selector* selector : {&event.servers, &event.from, &event.to}) {
       if (auto status = check_selector(world, *selector, where); !status.ok()) return status;
     }
@@ -75,7 +76,8 @@ Status<ScenarioError> check_references(const World& world, const Scenario& scena
   }
   for (const Expectation& expect : scenario.expectations) {
     if (!expect.server.empty() && !world.index_of.contains(expect.server)) {
-      return invalid("expectation '" + expect.text() + "': unknown server '" + expect.server + "'");
+      return invalid((expect.origin.empty() ? "" : expect.origin + ": ") + "expectation '" +
+                     expect.text() + "': unknown server '" + expect.server + "'");
     }
   }
   return Ok{};

@@ -12,7 +12,7 @@ Network::Network(const World& world, const Scenario& scenario)
   links_.push_back(scenario.link_defaults);
   link_class_.assign(std::size_t{size_} * size_, 0);
   blocked_.assign(std::size_t{size_} * size_, 0);
-  impaired_.assign(size_, false);
+  unreachable_.assign(size_, false);
   for (const LinkOverride& link_override : scenario.link_overrides) {
     set_link(link_override.from, link_override.to, link_override.link);
   }
@@ -35,7 +35,6 @@ std::vector<bool> Network::resolve(const Selector& selector) const {
 }
 
 bool Network::packet_passes(std::uint32_t from, std::uint32_t to, Rng& rng) const {
-  if (blocked(from, to)) return false;
   const std::uint32_t loss = link(from, to).loss_permille;
   return loss == 0 || rng.below(1000) >= loss;
 }
@@ -47,7 +46,8 @@ DurationMs Network::delay(std::uint32_t from, std::uint32_t to, Rng& rng) const 
 }
 
 void Network::block(const Event& event) {
-  blocks_.push_back({event.name, resolve(event.servers), resolve(event.from), event.both_directions});
+  blocks_.push_back({event.name, resolve(event.servers), resolve(event.from), event.both_directions,
+                     event.connections_only, event.port});
   rebuild();
 }
 
@@ -105,32 +105,63 @@ void Network::set_link(const Selector& from, const Selector& to, const LinkSpec&
 
 void Network::rebuild() {
   std::fill(blocked_.begin(), blocked_.end(), 0);
-  impaired_.assign(size_, false);
-  auto drop = [&](std::uint32_t a, std::uint32_t b) { blocked_[a * size_ + b] = 1; };
+  const std::uint8_t all = kProbeBit | kGossipBit;
+  // No connection from a to b on `ports`.
+  auto refuse = [&](std::uint32_t a, std::uint32_t b, std::uint8_t ports) {
+    blocked_[a * size_ + b] |= ports;
+  };
+  // Packets from a to b dropped: neither a's connections to b (the SYN) nor
+  // b's to a (the SYN-ACK) can be made.
+  auto drop = [&](std::uint32_t a, std::uint32_t b, std::uint8_t ports) {
+    refuse(a, b, ports);
+    refuse(b, a, ports);
+  };
   for (const Block& block : blocks_) {
+    const std::uint8_t ports = block.port == BlockPort::probe    ? kProbeBit
+                               : block.port == BlockPort::gossip ? kGossipBit
+                                                                 : all;
     for (std::uint32_t a = 0; a < size_; ++a) {
       if (!block.observers[a]) continue;
       for (std::uint32_t b = 0; b < size_; ++b) {
         if (!block.targets[b] || a == b) continue;
-        drop(a, b);
-        if (block.both_directions) drop(b, a);
-        impaired_[b] = true;
-        if (block.both_directions) impaired_[a] = true;
+        if (block.connections_only) {
+          refuse(a, b, ports);
+          if (block.both_directions) refuse(b, a, ports);
+        } else {
+          drop(a, b, ports);  // also covers both_directions
+        }
       }
     }
   }
   if (!partition_group_.empty()) {
     for (std::uint32_t a = 0; a < size_; ++a) {
-      impaired_[a] = true;
       for (std::uint32_t b = 0; b < size_; ++b) {
-        if (partition_group_[a] != partition_group_[b]) drop(a, b);
+        if (partition_group_[a] != partition_group_[b]) drop(a, b, all);
       }
     }
   }
   for (const auto& [observer, broken] : unreliable_) {
-    impaired_[observer] = true;
     for (std::uint32_t b = 0; b < size_; ++b) {
-      if (broken[b]) drop(observer, b);
+      if (broken[b]) drop(observer, b, all);
+    }
+  }
+  // The oracle: unreachable from a country whose every other server fails to
+  // connect to it.
+  std::map<std::string, std::vector<std::uint32_t>> by_country;
+  for (std::uint32_t i = 0; i < size_; ++i) by_country[world_.servers[i].spec.country].push_back(i);
+  unreachable_.assign(size_, false);
+  for (std::uint32_t t = 0; t < size_; ++t) {
+    for (const auto& [country, members] : by_country) {
+      std::uint32_t others = 0, refused = 0;
+      for (std::uint32_t s : members) {
+        if (s == t) continue;
+        ++others;
+        refused += probe_blocked(s, t);
+      }
+      if (others > 0 && refused == others) {
+        unreachable_[t] = true;
+        break;
+      }
     }
   }
 }

@@ -1,9 +1,13 @@
 // The virtual network between simulated servers (docs/SIMULATOR.md,
 // "Network"): per-link loss, latency and jitter; blocks of servers from
-// countries or server sets, one direction or both; partitions; observers
-// whose own outbound traffic is broken to half their neighbours. Paths are
-// kept as two N x N byte matrices (link class, blocked), rebuilt when an
-// event changes them, so a frame or probe costs two lookups.
+// countries or server sets (dropped packets one way or both, or a stateful
+// firewall that refuses connections opened one way; every port, probes
+// only or gossip only); partitions; observers whose own outbound traffic
+// is broken to half their neighbours. Everything between two servers is a
+// TCP connection, so a dropped packet either way fails a connection either
+// way. Paths are kept as N x N byte matrices (link class, and which
+// connections cannot be made per port), rebuilt when an event changes
+// them, so a frame or probe costs two lookups.
 #pragma once
 
 #include <cstdint>
@@ -25,23 +29,28 @@ class Network {
   // Servers (positions in world.servers) a selector names.
   std::vector<bool> resolve(const Selector& selector) const;
 
-  // True when packets from `from` to `to` are dropped by a block, the
-  // partition or `from`'s broken outbound.
-  bool blocked(std::uint32_t from, std::uint32_t to) const { return blocked_[from * size_ + to]; }
+  // True when a connection opened from `from` to `to` for a probe (port
+  // 443) or for gossip cannot be made.
+  bool probe_blocked(std::uint32_t from, std::uint32_t to) const {
+    return (blocked_[from * size_ + to] & kProbeBit) != 0;
+  }
+  bool gossip_blocked(std::uint32_t from, std::uint32_t to) const {
+    return (blocked_[from * size_ + to] & kGossipBit) != 0;
+  }
   const LinkSpec& link(std::uint32_t from, std::uint32_t to) const {
     return links_[link_class_[from * size_ + to]];
   }
-  // One packet from -> to: false when blocked or lost. Draws from `rng` only
-  // when the link has loss.
+  // One packet from -> to over a connection that can be made: false when
+  // lost. Draws from `rng` only when the link has loss.
   bool packet_passes(std::uint32_t from, std::uint32_t to, Rng& rng) const;
   // Delay of one packet: latency plus jitter uniform in [0, jitter].
   DurationMs delay(std::uint32_t from, std::uint32_t to, Rng& rng) const;
 
-  // True when the network itself keeps `server` from some of its neighbours:
-  // it is a block target (or a block observer when both directions), on a
-  // side of a partition, or its own outbound is broken. Used by the
-  // false-verdict rule (docs/SIMULATOR.md).
-  bool impaired(std::uint32_t server) const { return impaired_[server]; }
+  // The oracle's truth (docs/SIMULATOR.md, "False verdicts"): true when, in
+  // the model, some country's servers all fail to open a probe connection to
+  // `server` (it is unreachable from that country). Machines that are off
+  // are the simulator's business, not the network's.
+  bool unreachable_from_a_country(std::uint32_t server) const { return unreachable_[server]; }
 
   void block(const Event& event);
   // Lifts the block named `name`; an empty name lifts every block whose
@@ -57,11 +66,15 @@ class Network {
   std::size_t blocks_active() const { return blocks_.size(); }
 
  private:
+  static constexpr std::uint8_t kProbeBit = 1;
+  static constexpr std::uint8_t kGossipBit = 2;
   struct Block {
     std::string name;
     std::vector<bool> targets;
     std::vector<bool> observers;
     bool both_directions = false;
+    bool connections_only = false;
+    BlockPort port = BlockPort::all;
   };
   void rebuild();
 
@@ -69,8 +82,8 @@ class Network {
   std::uint32_t size_ = 0;
   std::vector<LinkSpec> links_;              // class 0: the defaults
   std::vector<std::uint8_t> link_class_;     // size_ x size_
-  std::vector<std::uint8_t> blocked_;        // size_ x size_
-  std::vector<bool> impaired_;
+  std::vector<std::uint8_t> blocked_;        // size_ x size_: kProbeBit | kGossipBit
+  std::vector<bool> unreachable_;
   std::vector<Block> blocks_;
   std::vector<int> partition_group_;         // empty: no partition
   std::map<std::uint32_t, std::vector<bool>> unreliable_;

@@ -30,6 +30,15 @@ const char* to_string(EventKind kind) {
   return "?";
 }
 
+const char* to_string(BlockPort port) {
+  switch (port) {
+    case BlockPort::all: return "all";
+    case BlockPort::probe: return "probe";
+    case BlockPort::gossip: return "gossip";
+  }
+  return "unknown";
+}
+
 const char* to_string(ExpectKind kind) {
   switch (kind) {
     case ExpectKind::status: return "status";

@@ -83,6 +83,11 @@ enum class EventKind : std::uint8_t {
 };
 const char* to_string(EventKind kind);
 
+// What a block touches: every connection, only probes (port 443), or only
+// gossip (the gossip port).
+enum class BlockPort : std::uint8_t { all, probe, gossip };
+const char* to_string(BlockPort port);
+
 struct Event {
   DurationMs at_ms = 0;
   EventKind kind = EventKind::block;
@@ -91,11 +96,16 @@ struct Event {
   Selector from;                  // block observers; set_link sources
   Selector to;                    // set_link destinations
   bool both_directions = false;   // block: also drop traffic from the servers to `from`
+  // block: a stateful border firewall instead of dropped packets: connections
+  // opened from `from` to `servers` fail, those opened the other way work.
+  bool connections_only = false;
+  BlockPort port = BlockPort::all;  // block: which connections it touches
   DurationMs skew_ms = 0;         // clock_skew
   std::vector<Selector> groups;   // partition
   LinkSpec link;                  // set_link
   std::vector<ServerSpec> add;    // roster_add
   std::uint32_t tamper_frames = 8;  // inject_forged: in-flight frames to corrupt
+  std::string origin;             // "file:line" when read from a scenario file
 };
 
 enum class ExpectKind : std::uint8_t {
@@ -124,6 +134,7 @@ struct Expectation {
   DurationMs to_ms = 0;
   DurationMs since_ms = -1;  // status: measure time-to-verdict from here (-1: last event before at)
   std::uint64_t value = 0;
+  std::string origin;  // "file:line" when read from a scenario file
   bool exclude_server = false;  // point checks skip the node `server` itself (its own view)
   std::string text() const;  // one line for reports ("status de-1 unreachable at 20m")
 };

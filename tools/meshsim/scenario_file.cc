@@ -106,8 +106,13 @@ class Reader {
     auto add = [&](const toml::node& item) -> Status<ScenarioError> {
       if (!item.is_string()) return fail(&item, key, "expected server ids, country codes or \"*\"");
       std::string text = *item.value<std::string>();
-      bool country = text.size() == 2 && std::isupper(static_cast<unsigned char>(text[0])) &&
-                     std::isupper(static_cast<unsigned char>(text[1]));
+      // Two letters are a country code, in either case ("de" is Germany,
+      // never a server id).
+      bool country = text.size() == 2 && std::isalpha(static_cast<unsigned char>(text[0])) &&
+                     std::isalpha(static_cast<unsigned char>(text[1]));
+      if (country) {
+        for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      }
       if (text == "*") out.all = true;
       else if (country) out.countries.push_back(text);
       else out.servers.push_back(text);
@@ -261,7 +266,7 @@ Status<ScenarioError> read_params(Reader& top, Scenario& s) {
     spec.set(s.params, value);
   }
   auto valid = validate_parameters(s.params);
-  if (!valid.ok()) return r.fail(table, "", valid.message());
+  if (!valid.ok()) return make_error(ScenarioError::bad_field, r.at(table) + valid.message());
   return r.check_unknown();
 }
 
@@ -318,6 +323,7 @@ Status<ScenarioError> read_links(Reader& top, Scenario& s) {
 
 Status<ScenarioError> read_event(const toml::table& table, const std::string& source, Event& e) {
   Reader r(table, "event", source);
+  e.origin = source + ":" + std::to_string(table.source().begin.line);
   const toml::node* kind_node = r.get("kind");
   if (kind_node == nullptr || !kind_node->is_string()) return r.fail(kind_node, "kind", "expected an event kind");
   auto kind = event_kind(*kind_node->value<std::string>());
@@ -330,6 +336,21 @@ Status<ScenarioError> read_event(const toml::table& table, const std::string& so
   MESH_TRY(r.selector("from", e.from));
   MESH_TRY(r.selector("to", e.to));
   MESH_TRY(r.boolean("both_directions", e.both_directions));
+  MESH_TRY(r.boolean("connections_only", e.connections_only));
+  if (const toml::node* port = r.get("port")) {
+    const std::string name = port->is_string() ? *port->value<std::string>() : "";
+    if (name == "all") e.port = BlockPort::all;
+    else if (name == "probe") e.port = BlockPort::probe;
+    else if (name == "gossip") e.port = BlockPort::gossip;
+    else return r.fail(port, "port", "expected \"all\", \"probe\" (443) or \"gossip\"");
+  }
+  if (e.kind != EventKind::block && (table.contains("connections_only") || table.contains("port") ||
+                                     table.contains("both_directions"))) {
+    return r.fail(&table, "kind", "both_directions, connections_only and port belong to a block");
+  }
+  if (e.kind == EventKind::clock_skew && !table.contains("skew")) {
+    return r.fail(&table, "skew", "a clock_skew needs `skew` (for example \"10m\" or \"-90s\")");
+  }
   MESH_TRY(r.duration("skew", e.skew_ms, true));
   MESH_TRY(r.integer("tamper_frames", e.tamper_frames, 0, 10'000));
   MESH_TRY(read_link(r, e.link));
@@ -370,6 +391,7 @@ Status<ScenarioError> read_event(const toml::table& table, const std::string& so
 Status<ScenarioError> read_expect(const toml::table& table, const std::string& source,
                                   DurationMs duration, Expectation& e) {
   Reader r(table, "expect", source);
+  e.origin = source + ":" + std::to_string(table.source().begin.line);
   const toml::node* kind_node = r.get("kind");
   if (kind_node == nullptr || !kind_node->is_string()) return r.fail(kind_node, "kind", "expected an expectation kind");
   auto kind = expect_kind(*kind_node->value<std::string>());

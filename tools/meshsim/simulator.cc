@@ -257,6 +257,7 @@ void Run::on_probe_result(SimNode& node, std::uint32_t slot) {
 ProbeFailure Run::probe(std::uint32_t observer, std::uint32_t target) {
   const SimNode& node = nodes_[target];
   if (!node.active || !node.machine_up) return ProbeFailure::tcp_timeout;
+  if (network_.probe_blocked(observer, target)) return ProbeFailure::tcp_timeout;
   // A connect attempt succeeds when the SYN and its answer both get through.
   for (std::uint32_t attempt = 0; attempt < scenario_.sim.syn_attempts; ++attempt) {
     if (network_.packet_passes(observer, target, rng_) &&
@@ -332,7 +333,7 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
     --tamper_pending_;
     ++network_drops_["frames_tampered_in_flight"];
   }
-  if (network_.blocked(from.index, to)) {
+  if (network_.gossip_blocked(from.index, to)) {
     ++network_drops_["frames_blocked"];
     return;
   }

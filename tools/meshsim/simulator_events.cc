@@ -17,7 +17,7 @@ void shuffle(std::vector<std::uint32_t>& items, Rng& rng) {
 
 void Run::refresh_truth() {
   for (SimNode& node : nodes_) {
-    if (!node.healthy() || network_.impaired(node.index)) node.last_unfine_ms = now_ms_;
+    if (!node.healthy() || network_.unreachable_from_a_country(node.index)) node.last_unfine_ms = now_ms_;
   }
 }
 
