@@ -123,6 +123,9 @@ std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& in) {
   snapshot->volume_used_bytes = volume.charged_bytes;
   snapshot->volume_cap_bytes = volume.cap_bytes;
   snapshot->volume_tight = volume.tight;
+  const agent::ClockState clock = agent.clock(in.now_ms);
+  snapshot->clock_suspect = agent::to_string(clock.suspect);
+  snapshot->clock_offset_ms = clock.offset_ms;
   add_counters(snapshot->metrics, in);
   return snapshot;
 }

@@ -226,12 +226,43 @@ void Daemon::schedule_tick() {
 void Daemon::on_tick() {
   check_clock();
   apply(agent_->on_tick(wall_now()));
+  log_clock();
   if (api_ && !stopping_) publish_snapshot();
   if (wall_now() >= next_status_log_ms_) {
     next_status_log_ms_ = wall_now() + kStatusLogIntervalMs;
     log_status();
   }
   if (!stopping_) schedule_tick();
+}
+
+// One line when the fleet's reports start or stop saying this node's clock
+// is off (docs/VERDICTS.md, "A skewed clock").
+void Daemon::log_clock() {
+  const agent::ClockState clock = agent_->clock(wall_now());
+  if (clock == clock_state_) return;
+  const bool was = clock_state_.suspect != agent::ClockSuspect::none;
+  clock_state_ = clock;
+  const std::string seconds = std::to_string(clock.offset_ms / 1000);
+  switch (clock.suspect) {
+    case agent::ClockSuspect::ahead:
+      log_event(LogLevel::warn, "clock",
+                "this node's clock seems " + seconds +
+                    " s ahead of the fleet's (every report arrives already old); verdicts are "
+                    "evaluated at the fleet's time, and the fleet refuses this node's reports "
+                    "until the clock is fixed",
+                {{"suspect", "ahead"}, {"offset_ms", std::to_string(clock.offset_ms)}});
+      break;
+    case agent::ClockSuspect::behind:
+      log_event(LogLevel::warn, "clock",
+                "this node's clock seems more than " + seconds +
+                    " s behind the fleet's (the fleet's reports are refused as dated in the "
+                    "future); fix the clock",
+                {{"suspect", "behind"}, {"offset_ms", std::to_string(clock.offset_ms)}});
+      break;
+    case agent::ClockSuspect::none:
+      if (was) log_event(LogLevel::info, "clock", "this node's clock agrees with the fleet's again");
+      break;
+  }
 }
 
 // The wall clock against the monotonic one: a step (NTP, an operator) moves

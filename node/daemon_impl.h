@@ -57,6 +57,7 @@ class Daemon {
   void shutdown(int exit_code, bool flush);
   void join_api();  // stops the API's io_context and joins its threads
   void check_clock();
+  void log_clock();
   UnixMs wall_now() const;
 
   // daemon_effects.cc
@@ -108,6 +109,7 @@ class Daemon {
   std::optional<SelfCheck> last_self_check_;
   std::map<ServerId, bool> link_down_;
   bool volume_tight_ = false;
+  agent::ClockState clock_state_;
   UnixMs next_status_log_ms_ = 0;
 };
 

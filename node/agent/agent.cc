@@ -46,6 +46,15 @@ void Agent::Impl::absorb(gossip::Effects&& effects, AgentEffects& out, UnixMs no
   feed_.reports_changed(effects.reports_changed);
 }
 
+void Agent::Impl::watch_clock(const gossip::Effects& effects, UnixMs now) {
+  const std::optional<std::uint32_t> self = core_.self_index();
+  for (std::uint32_t index : effects.reports_changed) {
+    if (self && index == *self) continue;
+    if (auto held = core_.report_of(index)) clock_.on_arrival(index, held->envelope->timestamp_ms, now);
+  }
+  clock_.on_future_total(core_.counters().records_future, now);
+}
+
 void Agent::Impl::on_roster_changed(AgentEffects& out) {
   out.roster_changed = true;
   volume_.set_cap(effective_cap());
@@ -148,7 +157,9 @@ AgentEffects Agent::on_frame(ByteView frame, UnixMs now) {
   impl_->volume_.roll(now);
   impl_->volume_.add_received(frame_wire_bytes(frame.size()));
   AgentEffects out;
-  impl_->absorb(impl_->core_.on_message(frame, now), out, now);
+  gossip::Effects effects = impl_->core_.on_message(frame, now);
+  impl_->watch_clock(effects, now);
+  impl_->absorb(std::move(effects), out, now);
   return out;
 }
 
@@ -207,6 +218,11 @@ const gossip::GossipCore& Agent::core() const { return impl_->core_; }
 const Roster* Agent::roster() const { return impl_->core_.roster(); }
 const verdict::ProbeLedger& Agent::ledger() const { return impl_->ledger_; }
 VolumeStatus Agent::volume() const { return impl_->volume_.status(); }
+ClockState Agent::clock(UnixMs now) const {
+  const Roster* roster = impl_->core_.roster();
+  return roster == nullptr ? ClockState{} : impl_->clock_.state(now, roster->params);
+}
+
 const AgentCounters& Agent::counters() const { return impl_->counters_; }
 std::shared_ptr<const verdict::Evaluation> Agent::verdicts() const { return impl_->snapshot_; }
 

@@ -20,6 +20,7 @@
 #include "common/bytes.h"
 #include "common/result.h"
 #include "gossip/core.h"
+#include "node/agent/clock_watch.h"
 #include "node/agent/config.h"
 #include "node/agent/effects.h"
 #include "node/agent/plans.h"
@@ -127,6 +128,9 @@ class Agent {
   const verdict::ProbeLedger& ledger() const;
   VolumeStatus volume() const;
   const AgentCounters& counters() const;
+  // Whether this node's clock seems to disagree with the fleet's, at `now`
+  // (node/agent/clock_watch.h).
+  ClockState clock(UnixMs now) const;
   // The latest verdict snapshot (as last returned in AgentEffects::verdicts),
   // or null before the first evaluation.
   std::shared_ptr<const verdict::Evaluation> verdicts() const;

@@ -12,6 +12,7 @@
 
 #include "common/rng.h"
 #include "node/agent/agent.h"
+#include "node/agent/clock_watch.h"
 #include "node/agent/probe_schedule.h"
 #include "node/agent/verdict_feed.h"
 
@@ -26,6 +27,12 @@ class Agent::Impl {
   // records to store, and what changed (roster, reports).
   void absorb(gossip::Effects&& effects, AgentEffects& out, UnixMs now);
   void on_roster_changed(AgentEffects& out);
+  // Feeds the reports accepted from the network, and the core's future-dated
+  // refusals, to the clock watch.
+  void watch_clock(const gossip::Effects& effects, UnixMs now);
+  // The time verdicts are evaluated at: `now`, or the fleet's time when this
+  // node's clock runs ahead of it (ClockWatch).
+  UnixMs fleet_time(UnixMs now) const;
   std::uint64_t effective_cap() const;
   Status<AgentError> restore_state(const StoredState& stored, UnixMs now);
   // The targets of this node at `now` (cached per roster, epoch and warm-up).
@@ -52,6 +59,7 @@ class Agent::Impl {
   ProbeSchedule schedule_;
   VolumeBudget volume_;
   VerdictFeed feed_;
+  ClockWatch clock_;
   AgentCounters counters_;
   bool started_ = false;
 

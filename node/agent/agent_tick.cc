@@ -74,12 +74,21 @@ void Agent::Impl::tick_verdicts(UnixMs now, AgentEffects& out) {
   out.store.put_state.emplace_back(std::string(kVerdictsKey), Bytes(json.begin(), json.end()));
 }
 
+UnixMs Agent::Impl::fleet_time(UnixMs now) const {
+  const Roster* roster = core_.roster();
+  if (roster == nullptr) return now;
+  const ClockState clock = clock_.state(now, roster->params);
+  return clock.suspect == ClockSuspect::ahead ? now - clock.offset_ms : now;
+}
+
 verdict::Evaluation Agent::Impl::evaluate(UnixMs now) {
   MESH_CHECK(config_.core.hold_decoded_reports, "Agent::evaluate needs hold_decoded_reports");
   MESH_CHECK(core_.roster() != nullptr, "Agent::evaluate without a roster");
   ++counters_.verdict_evaluations;
   last_evaluation_ms_ = now;
-  return feed_.evaluate(core_, now);
+  // A clock that runs ahead would see every fresh report stale: the fleet's
+  // time is the one the reports were made in (docs/VERDICTS.md).
+  return feed_.evaluate(core_, fleet_time(now));
 }
 
 }  // namespace mesh::agent

@@ -18,7 +18,8 @@ bool same_server(const verdict::ServerVerdict& a, const verdict::ServerVerdict& 
 
 bool same_verdicts(const verdict::Evaluation& a, const verdict::Evaluation& b) {
   if (a.roster_version != b.roster_version || a.servers.size() != b.servers.size() ||
-      a.routes != b.routes || a.unreliable_observers != b.unreliable_observers) {
+      a.routes != b.routes || a.unreliable_observers != b.unreliable_observers ||
+      a.partitioned != b.partitioned) {
     return false;
   }
   for (std::size_t i = 0; i < a.servers.size(); ++i) {

@@ -124,6 +124,7 @@ Json mesh_json(const ApiSnapshot& snapshot) {
           {"digest", snapshot.digest_hex},
           {"records", snapshot.records},
           {"partitioned", snapshot.evaluation != nullptr && snapshot.evaluation->partitioned},
+          {"clock", {{"suspect", snapshot.clock_suspect}, {"offset_ms", snapshot.clock_offset_ms}}},
           {"peers", std::move(peers)},
           {"volume", {{"used_today", snapshot.volume_used_bytes},
                       {"cap", snapshot.volume_cap_bytes},

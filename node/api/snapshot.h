@@ -74,6 +74,8 @@ struct ApiSnapshot {
   std::uint64_t volume_used_bytes = 0;
   std::uint64_t volume_cap_bytes = 0;
   bool volume_tight = false;
+  std::string clock_suspect = "none";  // agent::ClockSuspect: none, ahead, behind
+  DurationMs clock_offset_ms = 0;
   MetricsInput metrics;
 
   // Bodies rendered once per snapshot (node/api/render.h), on first use.

@@ -42,6 +42,10 @@ void check_server_fields(const Json& s) {
   CHECK(s["witnesses"]["failing"].is_number_unsigned());
   CHECK(s["witnesses"]["eligible"].is_number_unsigned());
   CHECK(s["witnesses"]["by_country"].is_object());
+  for (const char* count : {"quorum", "discarded", "explained"}) {
+    CAPTURE(count);
+    CHECK(s["witnesses"][count].is_number_unsigned());
+  }
   CHECK((s["last_report_age_s"].is_number_integer() || s["last_report_age_s"].is_null()));
   CHECK(s["metrics_stale"].is_boolean());
 }
@@ -109,7 +113,7 @@ TEST_CASE("GET /v1/servers/{id}: metrics, self-check and each observer's ladder"
   CHECK(get("/v1/servers/xx-9").response.status == 404);
 }
 
-TEST_CASE("GET /v1/mesh: node, roster, digest, records, peers, volume") {
+TEST_CASE("GET /v1/mesh: node, roster, digest, records, partition, clock, peers, volume") {
   const Json mesh = body_of(get("/v1/mesh"));
   CHECK(mesh["node"] == "de-1");
   CHECK(mesh["roster_version"] == 3);
@@ -118,6 +122,8 @@ TEST_CASE("GET /v1/mesh: node, roster, digest, records, peers, volume") {
   CHECK(mesh["peers"][0] == Json{{"id", "de-2"}, {"connected", true}, {"last_frame_age_s", 2}});
   CHECK(mesh["peers"][1]["last_frame_age_s"].is_null());
   CHECK(mesh["volume"] == Json{{"used_today", 1000}, {"cap", 209715200}, {"tight", false}});
+  CHECK(mesh["partitioned"].is_boolean());
+  CHECK(mesh["clock"] == Json{{"suspect", "none"}, {"offset_ms", 0}});
 }
 
 TEST_CASE("no token, a bad token, a read token on an admin endpoint") {

@@ -293,12 +293,27 @@ void forged_injection(Builder& b) {
 // Another runs 5 minutes behind: its reports arrive already older than
 // stale_after_ms, so every other node shows it no_data (still in rotation),
 // and it refuses everyone else's records as future-dated (records_future).
-// Once its clock is fixed, SYNC repairs it and all digests agree.
+// A third runs 10 minutes ahead: the others refuse its reports (no_data,
+// still in rotation), and it notices that every report arrives 10 minutes
+// old, so it evaluates at the fleet's time and still shows the fleet ok
+// instead of all no_data. Once the clocks are fixed, SYNC repairs them and
+// all digests agree.
 void clock_skew(Builder& b) {
-  ServerId slight = b.of_country(1, 0), behind = b.of_country(2 % b.k, 1);
+  ServerId slight = b.of_country(1, 0), behind = b.of_country(2 % b.k, 1),
+           ahead = b.of_country(3 % b.k, 2);
   b.event(5 * kMinute, EventKind::clock_skew, {slight}).skew_ms = 20'000;
   b.event(5 * kMinute, EventKind::clock_skew, {behind}).skew_ms = -5 * kMinute;
+  b.event(5 * kMinute, EventKind::clock_skew, {ahead}).skew_ms = 10 * kMinute;
   b.event(15 * kMinute, EventKind::clock_skew, {behind}).skew_ms = 0;
+  b.event(15 * kMinute, EventKind::clock_skew, {ahead}).skew_ms = 0;
+  b.status(b.of_country(0, 0), ServerStatus::ok, 12 * kMinute);
+  b.s.expectations.back().node = ahead;
+  // (At a node with a correct clock: the one 5 minutes behind still holds
+  // a report of `ahead` from before its skew that looks fresh to it.)
+  b.status(ahead, ServerStatus::no_data, 12 * kMinute);
+  b.s.expectations.back().node = b.of_country(0, 1);
+  b.rotation(ahead, b.route_of(3 % b.k), true, 12 * kMinute);
+  b.s.expectations.back().node = b.of_country(0, 1);
   b.status(slight, ServerStatus::ok, 12 * kMinute);
   b.status(behind, ServerStatus::no_data, 12 * kMinute);
   b.s.expectations.back().exclude_server = true;

@@ -174,6 +174,7 @@ void Run::judge_expectations(const std::vector<const verdict::Evaluation*>& eval
     for (std::size_t i = 0; i < evaluations.size(); ++i) {
       if (evaluations[i] == nullptr) continue;
       if (expect.exclude_server && nodes_[i].id == expect.server) continue;
+      if (!expect.node.empty() && nodes_[i].id != expect.node) continue;
       ++evaluated;
       if (holds(expect, *evaluations[i])) continue;
       if (++failing == 1) example = nodes_[i].id + " shows " + shown(expect, *evaluations[i]);

@@ -75,6 +75,10 @@ Status<ScenarioError> check_references(const World& world, const Scenario& scena
     }
   }
   for (const Expectation& expect : scenario.expectations) {
+    if (!expect.node.empty() && !world.index_of.contains(expect.node)) {
+      return invalid((expect.origin.empty() ? "" : expect.origin + ": ") + "expectation '" +
+                     expect.text() + "': unknown node '" + expect.node + "'");
+    }
     if (!expect.server.empty() && !world.index_of.contains(expect.server)) {
       return invalid((expect.origin.empty() ? "" : expect.origin + ": ") + "expectation '" +
                      expect.text() + "': unknown server '" + expect.server + "'");

@@ -70,6 +70,7 @@ const char* to_string(ScenarioError error) {
 
 std::string Expectation::text() const {
   std::string out = to_string(kind);
+  if (!node.empty()) out += " (at " + node + ")";
   switch (kind) {
     case ExpectKind::status:
       return out + " " + server + " " + verdict::to_string(status) + " at " + format_duration(at_ms);

@@ -136,6 +136,7 @@ struct Expectation {
   std::uint64_t value = 0;
   std::string origin;  // "file:line" when read from a scenario file
   bool exclude_server = false;  // point checks skip the node `server` itself (its own view)
+  ServerId node;                // non-empty: point checks look at this node's view only
   std::string text() const;  // one line for reports ("status de-1 unreachable at 20m")
 };
 

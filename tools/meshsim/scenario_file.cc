@@ -411,6 +411,7 @@ Status<ScenarioError> read_expect(const toml::table& table, const std::string& s
   MESH_TRY(r.duration("since", e.since_ms));
   MESH_TRY(r.integer("value", e.value, 0, INT64_MAX));
   MESH_TRY(r.boolean("exclude_server", e.exclude_server));
+  MESH_TRY(r.string("node", e.node));
   const bool needs_server = e.kind == ExpectKind::status || e.kind == ExpectKind::status_during ||
                             e.kind == ExpectKind::unreliable || e.kind == ExpectKind::in_rotation ||
                             e.kind == ExpectKind::out_of_rotation;
