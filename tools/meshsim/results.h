@@ -17,6 +17,8 @@
 namespace mesh::sim {
 
 inline constexpr std::size_t kFalseVerdictExamplesMax = 20;
+// digests_agree: records signed at least this long ago must be everywhere.
+inline constexpr DurationMs kConvergedLagMs = 60'000;
 
 struct ServerBrief {
   ServerId id;

@@ -112,7 +112,7 @@ enum class ExpectKind : std::uint8_t {
   status,             // at at_ms every running node shows `server` with `status`
   status_during,      // at every check in [from_ms, to_ms] likewise
   no_false_verdicts,  // no false verdict on any node during the whole run
-  digests_agree,      // reports pause in [at_ms, to_ms]; all running nodes reach one digest in it
+  digests_agree,      // at some check in [at_ms, to_ms] every running node holds every record signed >= 1 min before
   unreliable,         // at at_ms every running node lists `server` as an unreliable observer
   in_rotation,        // at at_ms `server` is a member of `route` on every running node
   out_of_rotation,    // at at_ms `server` is not a member of `route` on any running node

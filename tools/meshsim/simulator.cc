@@ -192,6 +192,10 @@ void Run::apply_effects(SimNode& node, agent::AgentEffects&& effects) {
 void Run::note_published(SimNode& node, const Bytes& raw) {
   track_record(node, raw);
   auto envelope = decode_envelope_view(raw);
+  if (envelope.ok()) {
+    if (signed_.size() < nodes_.size()) signed_.resize(nodes_.size());
+    signed_[node.index].push_back(Signed{now_ms_, envelope->timestamp_ms, envelope->seq});
+  }
   const Roster* roster = node.agent->roster();
   const auto self = node.agent->core().self_index();
   if (!envelope.ok() || roster == nullptr || !self) return;
@@ -206,10 +210,8 @@ void Run::note_published(SimNode& node, const Bytes& raw) {
   result_.healthy_report_bytes_mean += static_cast<double>(raw.size());
 }
 
-// The machine answers a self-check from its model. Inside a digest check's
-// quiet window it does not answer, so no report is made (docs/SIMULATOR.md).
+// The machine answers a self-check from its model.
 void Run::answer_self_check(SimNode& node) {
-  if (quiet(now_ms_)) return;
   agent::SelfCheckOutcome outcome;
   outcome.self_check.listener_ok = node.listener_up;
   outcome.self_check.service_ok = node.service_up;
@@ -276,10 +278,6 @@ const std::vector<std::uint32_t>& Run::world_indices(const Roster& roster) {
   return world_index_cache_.emplace(roster.version, std::move(indices)).first->second;
 }
 
-bool Run::quiet(UnixMs at) const {
-  return std::any_of(quiet_windows_.begin(), quiet_windows_.end(),
-                     [&](const auto& window) { return at >= window.first && at <= window.second; });
-}
 
 // ---- records and frames ----
 

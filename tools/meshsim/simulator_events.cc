@@ -125,6 +125,7 @@ void Run::roster_change(const Event& event) {
   }
   rosters_[version] = roster;
   roster_records_[version] = sign_roster(world_, roster, now_ms_);
+  rosters_published_.emplace_back(now_ms_, version);
   // Published at one node that stays a member (the lowest running one); gossip does the rest.
   for (std::uint32_t i : members) {
     if (nodes_[i].running()) {

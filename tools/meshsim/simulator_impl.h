@@ -80,7 +80,6 @@ class Run {
   ProbeFailure probe(std::uint32_t observer, std::uint32_t target);
   void track_persisted(const Bytes& raw);
   std::uint32_t running_with_roster() const;
-  bool quiet(UnixMs at) const;
 
   // ---- simulator_events.cc ----
   void apply_event(const Event& event);
@@ -141,7 +140,15 @@ class Run {
 
   // Checks.
   DurationMs false_grace_ms_ = 0;
-  std::vector<std::pair<UnixMs, UnixMs>> quiet_windows_;    // virtual times
+  // Convergence (digests_agree): every record a node signed, and every
+  // roster version the operator published, with when (virtual time).
+  struct Signed {
+    UnixMs published_ms = 0;
+    UnixMs timestamp_ms = 0;
+    std::uint64_t seq = 0;
+  };
+  std::vector<std::vector<Signed>> signed_;                 // per world index
+  std::vector<std::pair<UnixMs, std::uint64_t>> rosters_published_;
   std::deque<verdict::Evaluation> check_evaluations_;      // this check's, pointers stay valid
   std::vector<DurationMs> since_ms_;                        // per expectation: time-to-verdict origin
   std::vector<std::optional<DurationMs>> first_shown_ms_;   // per expectation (status)
