@@ -52,6 +52,12 @@ struct CoreConfig {
   // roster change: shortcuts for repair across a broken overlay region,
   // while every peer a node talks to stays within a bounded set.
   std::size_t sync_extra_partners = 4;
+  // Overlay repair (gossip/link_watch.h): an overlay link silent (nothing
+  // authenticated from the peer) this long is dead, and a stand-in takes its
+  // place; a link we sent nothing over for keepalive_interval_ms gets an
+  // empty frame, so that a quiet link is never taken for a dead one.
+  DurationMs link_dead_after_ms = 30'000;
+  DurationMs keepalive_interval_ms = 10'000;
 
   // Batching: one frame per peer per tick, filled up to frame_budget_bytes
   // (a single larger body still goes, alone, up to kFrameBytesMax).

@@ -54,6 +54,7 @@ void GossipCore::Impl::on_roster_changed() {
   self_index_ = roster.index_of(config_.self);
   peers_.reset(roster, self_index_, config_.overlay_rings);
   peers_.choose_sync_partners(config_.sync_extra_partners, rng_);
+  watch_.reset(peers_.neighbours(), peers_.peers(), static_cast<std::uint32_t>(roster.servers.size()), rng_);
   pushed_by_.assign(peers_.slot_count(), std::nullopt);
   // Indices moved: queued work named old indices. SYNC repairs whatever it held.
   outbox_.clear();
@@ -134,7 +135,7 @@ void GossipCore::Impl::spread(const Stored& stored, std::optional<std::uint32_t>
   if (how == Spread::push) {
     peers_.for_each_lazy_neighbour(slot, announce);
   } else {
-    for (std::uint32_t peer : peers_.neighbours()) announce(peer);
+    peers_.for_each_active(announce);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "gossip/core.h"
 #include "gossip/link.h"
+#include "gossip/link_watch.h"
 #include "gossip/outbox.h"
 #include "gossip/peers.h"
 #include "common/rng.h"
@@ -46,6 +47,7 @@ class GossipCore::Impl {
   LinkCrypto link_;
   PeerSets peers_;
   MissingTable missing_;
+  LinkWatch watch_;
   Outbox outbox_;
   std::optional<std::uint32_t> self_index_;
   // (peer, entry): IHAVEs for the next announce batch.
@@ -93,7 +95,13 @@ class GossipCore::Impl {
   void tick_grafts(UnixMs now);
   void tick_sync(UnixMs now);
   void tick_announce(UnixMs now);
-  void flush(Effects& effects);
+  // Overlay repair: dead links out, stand-ins in, keepalives on quiet links.
+  void tick_links(UnixMs now);
+  // A frame from `from` arrived: it is alive (a dead neighbour revives; its
+  // stand-in retires), and an empty frame (a keepalive) is answered when we
+  // sent it nothing lately.
+  void heard_from(std::uint32_t from, bool keepalive, UnixMs now);
+  void flush(Effects& effects, UnixMs now);
 };
 
 }  // namespace mesh::gossip

@@ -1,5 +1,7 @@
 // GossipCore: timers and frames out. Everything queued since the last tick
 // leaves here, at most one sealed frame per peer.
+#include <algorithm>
+
 #include "gossip/core_impl.h"
 
 namespace mesh::gossip {
@@ -8,10 +10,57 @@ Effects GossipCore::Impl::on_tick(UnixMs now) {
   Effects effects;
   if (store_.roster() == nullptr || !self_index_) return effects;  // nobody to talk to
   tick_grafts(now);
+  tick_links(now);
   tick_sync(now);
   tick_announce(now);
-  flush(effects);
+  flush(effects, now);
   return effects;
+}
+
+void GossipCore::Impl::tick_links(UnixMs now) {
+  const LinkWatch::Changes changes = watch_.tick(now, config_.link_dead_after_ms);
+  for (std::uint32_t dead : changes.died) {
+    peers_.set_all_trees(dead, false);
+    peers_.set_active(dead, false);
+    ++counters_.links_dead;
+  }
+  for (std::uint32_t retired : changes.retired) {
+    peers_.set_all_trees(retired, false);
+    peers_.set_active(retired, false);
+  }
+  for (const auto& [dead, stand_in] : changes.stand_ins) {
+    if (!peers_.set_active(stand_in, true) || !peers_.set_all_trees(stand_in, true)) continue;
+    ++counters_.stand_ins;
+    // GRAFT every tree from it: it takes us into its trees and sends what it
+    // holds newer than we do (HyParView's join, over Plumtree's GRAFT).
+    const Roster& roster = *store_.roster();
+    for (std::uint32_t origin = 0; origin < roster.servers.size(); ++origin) {
+      if (self_index_ && origin == *self_index_) continue;
+      const StoredRecord* held = store_.find(RecordKind::report, origin);
+      outbox_.add_graft(stand_in, Entry{RecordKind::report, origin, held ? held->envelope.seq + 1 : 0, 0});
+    }
+    const StoredRecord* roster_held = store_.find(RecordKind::roster, 0);
+    outbox_.add_graft(stand_in, Entry{RecordKind::roster, 0, roster_held ? roster_held->envelope.seq + 1 : 0, 0});
+    counters_.grafts_sent += roster.servers.size();
+  }
+  for (std::uint32_t peer : watch_.keepalives_due(now, config_.keepalive_interval_ms,
+                                                  config_.link_dead_after_ms)) {
+    outbox_.touch(peer);
+  }
+}
+
+void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, UnixMs now) {
+  const bool was_dead = watch_.dead(from);
+  if (const auto retired = watch_.heard(from, now)) {
+    peers_.set_all_trees(*retired, false);
+    peers_.set_active(*retired, false);
+  }
+  if (was_dead && std::find(peers_.neighbours().begin(), peers_.neighbours().end(), from) !=
+                      peers_.neighbours().end()) {
+    peers_.set_active(from, true);  // lazy in every tree: IHAVE and GRAFT rebuild its edges
+    ++counters_.links_revived;
+  }
+  if (keepalive && watch_.answer_due(from, now, config_.keepalive_interval_ms)) outbox_.touch(from);
 }
 
 void GossipCore::Impl::tick_grafts(UnixMs now) {
@@ -48,7 +97,7 @@ void GossipCore::Impl::tick_announce(UnixMs now) {
   announce_.clear();
 }
 
-void GossipCore::Impl::flush(Effects& effects) {
+void GossipCore::Impl::flush(Effects& effects, UnixMs now) {
   const Roster& roster = *store_.roster();
   outbox_.drain(config_.frame_budget_bytes, roster.version,
                 [&](std::uint32_t peer, const FrameContent& content) {
@@ -69,6 +118,11 @@ void GossipCore::Impl::flush(Effects& effects) {
     counters_.bodies_sent += content.bodies.size();
     counters_.ihave_entries_sent += content.ihave.size();
     ++counters_.frames_sent;
+    watch_.sent(peer, now);
+    if (content.bodies.empty() && content.ihave.empty() && content.graft.empty() &&
+        content.prune.empty() && !content.sync && !content.sync_reply) {
+      ++counters_.keepalives_sent;
+    }
     counters_.bytes_sent += frame.size();
     effects.send.push_back(Outgoing{peer, std::move(frame)});
   });

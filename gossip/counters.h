@@ -50,7 +50,12 @@ namespace mesh::gossip {
   X(roster_offers_sent)        /* our roster sent to a peer on an older version */      \
   X(outbox_dropped)            /* a body not queued: the peer's queue was full */       \
   X(announce_dropped)          /* an IHAVE entry dropped: announce queue full */        \
-  X(missing_dropped)           /* an IHAVE not tracked: missing table full */
+  X(missing_dropped)           /* an IHAVE not tracked: missing table full */           \
+  /* overlay repair */                                                                  \
+  X(links_dead)                /* overlay neighbours found silent past link_dead_after_ms */ \
+  X(links_revived)             /* dead neighbours heard from again */                   \
+  X(stand_ins)                 /* peers taken in to stand in for a dead neighbour */    \
+  X(keepalives_sent)           /* empty frames on links silent for keepalive_interval_ms */
 
 struct Counters {
 #define MESH_GOSSIP_COUNTER_FIELD(name) std::uint64_t name = 0;

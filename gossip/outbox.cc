@@ -8,7 +8,7 @@ namespace mesh::gossip {
 
 bool Outbox::PeerQueue::empty() const {
   return head == bodies.size() && ihave.empty() && graft.empty() && prune.empty() && !sync &&
-         !sync_reply;
+         !sync_reply && !touched;
 }
 
 bool Outbox::empty() const {
@@ -60,7 +60,10 @@ void Outbox::set_sync_reply(std::uint32_t peer, std::vector<Entry> wanted) {
   queue(peer).sync_reply = std::move(wanted);
 }
 
+void Outbox::touch(std::uint32_t peer) { queue(peer).touched = true; }
+
 void Outbox::take(PeerQueue& q, std::size_t budget_bytes, std::uint64_t version) {
+  q.touched = false;
   FrameContent& content = scratch_;
   content.roster_version = version;
   content.prune.swap(q.prune);

@@ -34,6 +34,9 @@ class Outbox {
   void add_prune(std::uint32_t peer, const Entry& entry);
   void set_sync(std::uint32_t peer, std::vector<Entry> digest);
   void set_sync_reply(std::uint32_t peer, std::vector<Entry> wanted);
+  // A frame for `peer` at the next drain even with nothing else queued (a
+  // keepalive: an empty frame says the link is alive).
+  void touch(std::uint32_t peer);
 
   // Calls emit(peer, const FrameContent&) for every peer with something
   // queued, peers ascending, with everything that fits `budget_bytes` (a
@@ -67,6 +70,7 @@ class Outbox {
     std::vector<Entry> prune;
     std::optional<std::vector<Entry>> sync;
     std::optional<std::vector<Entry>> sync_reply;
+    bool touched = false;
     bool empty() const;
   };
   PeerQueue& queue(std::uint32_t peer);

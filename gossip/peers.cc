@@ -74,7 +74,33 @@ void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, st
   const std::uint64_t all =
       links_.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << links_.size()) - 1;
   trees_.assign(n + 1, all);
+  active_ = all;
   sync_partners_ = neighbours_;
+}
+
+bool PeerSets::set_active(std::uint32_t peer, bool active) {
+  MESH_CHECK(is_peer(peer), "set_active of a non-peer");
+  auto link = link_of(peer);
+  if (!link) {
+    if (!active) return true;
+    if (links_.size() >= kLinksMax) return false;
+    link = links_.size();
+    links_.push_back(peer);
+  }
+  const std::uint64_t bit = std::uint64_t{1} << *link;
+  active_ = active ? (active_ | bit) : (active_ & ~bit);
+  return true;
+}
+
+bool PeerSets::set_all_trees(std::uint32_t peer, bool eager) {
+  for (std::size_t slot = 0; slot < trees_.size(); ++slot) {
+    if (!eager) {
+      make_lazy(slot, peer);
+    } else if (!make_eager(slot, peer)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::size_t PeerSets::slot_of(RecordKind kind, std::uint32_t origin) const {

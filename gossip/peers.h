@@ -48,6 +48,21 @@ class PeerSets {
   bool is_peer(std::uint32_t index) const { return index < peer_.size() && peer_[index]; }
   // This node's overlay links, ascending.
   const std::vector<std::uint32_t>& neighbours() const { return neighbours_; }
+  // Every member but this node, ascending.
+  const std::vector<std::uint32_t>& peers() const { return peers_; }
+  // The active links (IHAVE and keepalives go to them): the overlay
+  // neighbours at reset; overlay repair takes dead ones out and stand-ins
+  // in. REQUIRES: is_peer(peer). False when `peer` is not a link and
+  // kLinksMax links are taken.
+  bool set_active(std::uint32_t peer, bool active);
+  // Makes `peer` eager (true) or lazy in every tree.
+  bool set_all_trees(std::uint32_t peer, bool eager);
+  template <class F>
+  void for_each_active(F&& fn) const {
+    for (std::uint64_t bits = active_; bits != 0; bits &= bits - 1) {
+      fn(links_[static_cast<std::size_t>(__builtin_ctzll(bits))]);
+    }
+  }
 
   // The tree of `slot`: the peers that get full bodies of its records, in
   // link order (neighbours ascending, then others as they joined).
@@ -57,12 +72,11 @@ class PeerSets {
       fn(links_[static_cast<std::size_t>(__builtin_ctzll(bits))]);
     }
   }
-  // The overlay neighbours outside the tree of `slot` (Plumtree's lazy peers).
+  // The active links outside the tree of `slot` (Plumtree's lazy peers).
   template <class F>
   void for_each_lazy_neighbour(std::size_t slot, F&& fn) const {
-    const std::uint64_t tree_bits = tree(slot);
-    for (std::size_t i = 0; i < neighbours_.size(); ++i) {
-      if ((tree_bits >> i & 1) == 0) fn(links_[i]);
+    for (std::uint64_t bits = active_ & ~tree(slot); bits != 0; bits &= bits - 1) {
+      fn(links_[static_cast<std::size_t>(__builtin_ctzll(bits))]);
     }
   }
   // The same peers, ascending.
@@ -93,6 +107,7 @@ class PeerSets {
   std::vector<std::uint32_t> links_;          // neighbours_, then peers trees took in
   std::vector<std::uint32_t> sync_partners_;  // neighbours + random extras, ascending
   std::vector<std::uint64_t> trees_;          // by slot: bit i = links_[i] is eager
+  std::uint64_t active_ = 0;                  // bit i = links_[i] is an active link
 };
 
 class MissingTable {
