@@ -4,14 +4,10 @@
 #include <boost/asio/post.hpp>
 #include <sodium.h>
 
-#include <cerrno>
 #include <csignal>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sys/stat.h>
 
+#include "common/regular_file.h"
 #include "node/daemon_impl.h"
 #include "node/log.h"
 
@@ -21,25 +17,13 @@ namespace {
 // The roster file: the raw bytes of a signed roster record, as written by
 // `meshctl roster sign`. Only a regular file, at most one record's size.
 Result<std::optional<Bytes>, ConfigError> read_roster_file(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    if (errno == ENOENT) return std::optional<Bytes>{};
-    return make_error(ConfigError::unreadable, "roster file '" + path + "': " + std::strerror(errno));
+  auto text = read_regular_file(path, kRecordBytesMax);
+  if (!text) {
+    if (text.code() == FileReadError::missing) return std::optional<Bytes>{};
+    return make_error(text.code() == FileReadError::too_large ? ConfigError::too_large : ConfigError::unreadable,
+                      "roster file '" + path + "' " + text.message());
   }
-  if (!S_ISREG(info.st_mode)) {
-    return make_error(ConfigError::unreadable, "roster file '" + path + "' is not a regular file");
-  }
-  if (static_cast<std::uint64_t>(info.st_size) > kRecordBytesMax) {
-    return make_error(ConfigError::too_large, "roster file '" + path + "' is larger than " +
-                                                  std::to_string(kRecordBytesMax) + " bytes");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ConfigError::unreadable, "roster file '" + path + "' cannot be opened");
-  Bytes raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (raw.size() > kRecordBytesMax) {
-    return make_error(ConfigError::too_large, "roster file '" + path + "' grew past the limit");
-  }
-  return std::optional<Bytes>(std::move(raw));
+  return std::optional<Bytes>(Bytes(text->begin(), text->end()));
 }
 
 TransportSettings transport_settings(const GossipConfig& gossip) {

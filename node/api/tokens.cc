@@ -1,12 +1,9 @@
 #include "node/api/tokens.h"
 
 #include <sodium.h>
-#include <sys/stat.h>
-
-#include <fstream>
-#include <iterator>
 
 #include "common/bytes.h"
+#include "common/regular_file.h"
 
 namespace mesh::api {
 namespace {
@@ -34,18 +31,12 @@ std::string token_hash_hex(std::string_view token) {
 }
 
 Result<TokenSet, TokenError> TokenSet::load(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    return make_error(TokenError::unreadable, "token file '" + path + "': not a readable regular file");
+  auto text = read_regular_file(path, kTokenFileBytesMax);
+  if (!text) {
+    return make_error(text.code() == FileReadError::too_large ? TokenError::too_large : TokenError::unreadable,
+                      "token file '" + path + "' " + text.message());
   }
-  if (static_cast<std::uint64_t>(info.st_size) > kTokenFileBytesMax) {
-    return make_error(TokenError::too_large, "token file '" + path + "' is over " +
-                                                 std::to_string(kTokenFileBytesMax) + " bytes");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(TokenError::unreadable, "token file '" + path + "' cannot be opened");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse(text, "token file '" + path + "'");
+  return parse(text.value(), "token file '" + path + "'");
 }
 
 Result<TokenSet, TokenError> TokenSet::parse(std::string_view text, std::string_view source) {

@@ -51,7 +51,7 @@ TEST_CASE("load_node_config: the example file, a missing file, a FIFO, a directo
   REQUIRE(!missing.ok());
   CHECK(missing.code() == ConfigError::unreadable);
   CHECK(missing.message() ==
-        "config " + dir.file("absent.toml") + ": cannot open (No such file or directory)");
+        "config " + dir.file("absent.toml") + ": cannot be opened (No such file or directory)");
 
   std::string fifo = dir.file("fifo.toml");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
@@ -94,5 +94,5 @@ TEST_CASE("load_node_config: a file the daemon may not read names the path") {
   auto config = load_node_config(path);
   REQUIRE(!config.ok());
   CHECK(config.code() == ConfigError::unreadable);
-  CHECK(contains(config.message(), "config " + path + ": cannot open (Permission denied)"));
+  CHECK(contains(config.message(), "config " + path + ": cannot be opened (Permission denied)"));
 }

@@ -1,8 +1,6 @@
 #include "tools/meshctl/inspect.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_kind.h"
+#include "common/regular_file.h"
 #include "record/parameters.h"
 #include "storage/store.h"
 #include "storage/txn.h"
@@ -19,53 +18,16 @@ namespace mesh::ctl {
 
 namespace {
 
-// What read_regular_file does at `bytes_max`.
-enum class ReadLimit {
-  refuse_larger,  // a larger file is an error (an input that must be read whole)
-  prefix,         // the first `bytes_max` bytes are the answer (a header check)
-};
-
-// A regular file's content up to `bytes_max`; nullopt with `error` set.
-// Anything but a regular file is refused without being read.
-std::optional<Bytes> read_regular_file(const std::string& path, std::size_t bytes_max, ReadLimit limit,
-                                       std::string& error) {
-  // stat first; then O_NONBLOCK, so that a FIFO swapped in between cannot
-  // hang the open, and fstat again on what was opened.
-  if (!is_regular_file(path, error)) return std::nullopt;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
+// A regular file's content up to `bytes_max` (common/regular_file.h);
+// nullopt with `error` set ("'<path>' is a FIFO, not a regular file").
+std::optional<Bytes> read_input(const std::string& path, std::size_t bytes_max, FileReadMode mode,
+                                std::string& error) {
+  auto text = read_regular_file(path, bytes_max, mode);
+  if (!text) {
+    error = "'" + path + "' " + text.message();
     return std::nullopt;
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    error = "'" + path + "' is not a regular file";
-    return std::nullopt;
-  }
-  Bytes content;
-  std::uint8_t chunk[4096];
-  for (;;) {
-    const std::size_t wanted = limit == ReadLimit::prefix ? std::min(sizeof chunk, bytes_max - content.size())
-                                                          : sizeof chunk;
-    if (wanted == 0) break;  // the prefix is complete
-    const ssize_t n = ::read(fd, chunk, wanted);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = "cannot read '" + path + "': " + std::strerror(errno);
-      ::close(fd);
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    content.insert(content.end(), chunk, chunk + n);
-    if (content.size() > bytes_max) {
-      error = "'" + path + "' is larger than " + std::to_string(bytes_max) + " bytes";
-      ::close(fd);
-      return std::nullopt;
-    }
-  }
-  ::close(fd);
-  return content;
+  return Bytes(text->begin(), text->end());
 }
 
 // LMDB's meta page: a 16-byte page header, then MDB_meta's magic (native
@@ -90,7 +52,7 @@ bool looks_like_store(const std::string& data_dir, std::string& error) {
     return false;
   }
   // The meta page's head is enough; the file is as large as the store.
-  auto head = read_regular_file(path, kLmdbMagicOffset + sizeof(std::uint32_t), ReadLimit::prefix, error);
+  auto head = read_input(path, kLmdbMagicOffset + sizeof(std::uint32_t), FileReadMode::prefix, error);
   if (!head) return false;
   std::uint32_t magic = 0;
   if (head->size() >= kLmdbMagicOffset + sizeof magic) {
@@ -119,7 +81,7 @@ bool is_regular_file(const std::string& path, std::string& error) {
 }
 
 std::optional<Bytes> read_file(const std::string& path, std::size_t bytes_max, std::string& error) {
-  return read_regular_file(path, bytes_max, ReadLimit::refuse_larger, error);
+  return read_input(path, bytes_max, FileReadMode::whole, error);
 }
 
 std::optional<StoreSnapshot> open_store_snapshot(const std::string& data_dir, std::string& error) {
