@@ -195,9 +195,9 @@ bool MissingTable::announced(const Entry& entry, std::uint32_t from, UnixMs now,
   auto it = missing_.find(key);
   if (it == missing_.end()) {
     if (missing_.size() >= capacity) return false;
-    it = missing_.emplace(key, Missing{entry.seq, now + timeout, {}, false}).first;
+    it = missing_.emplace(key, Missing{entry.seq, now + timeout, {}, 0, false}).first;
   } else if (entry.seq > it->second.seq) {
-    it->second = Missing{entry.seq, now + timeout, {}, false};
+    it->second = Missing{entry.seq, now + timeout, {}, 0, false};
   } else if (entry.seq < it->second.seq) {
     return true;  // an older announcement: the newer one is already awaited
   }
@@ -225,13 +225,16 @@ std::vector<std::pair<std::uint32_t, Entry>> MissingTable::due(UnixMs now, Durat
       ++it;
       continue;
     }
-    if (missing.announcers.empty()) {
+    if (missing.announcers.empty() || missing.attempts >= kGraftAttemptsMax) {
       it = missing_.erase(it);  // nobody left to ask: SYNC repairs it
       continue;
     }
-    out.emplace_back(missing.announcers.front(),
-                     Entry{it->first.first, it->first.second, missing.seq, 0});
-    missing.announcers.erase(missing.announcers.begin());
+    // GRAFT the next announcer; a lost GRAFT or a lost answer is asked again
+    // of the announcers in turn (they hold the record), not left to SYNC.
+    const std::uint32_t announcer = missing.announcers.front();
+    out.emplace_back(announcer, Entry{it->first.first, it->first.second, missing.seq, 0});
+    std::rotate(missing.announcers.begin(), missing.announcers.begin() + 1, missing.announcers.end());
+    ++missing.attempts;
     missing.grafted = true;
     missing.deadline_ms = now + timeout;
     ++it;

@@ -112,6 +112,10 @@ class PeerSets {
 
 class MissingTable {
  public:
+  // GRAFTs sent for one missing record, cycling through its announcers,
+  // before it is left to SYNC.
+  static constexpr std::uint32_t kGraftAttemptsMax = 6;
+
   // `from` announced `entry` (which we lack). Tracks the highest seq per
   // (kind, origin) with up to `announcers_max` announcers; the first GRAFT is
   // due at now + timeout. False when the table is full (`capacity`).
@@ -120,8 +124,9 @@ class MissingTable {
   // A record (kind, origin, seq) arrived: forget what it satisfies. True when
   // we had GRAFTed for it (the record then travels on eagerly).
   bool resolved(RecordKind kind, std::uint32_t origin, std::uint64_t seq);
-  // Entries whose wait ran out, each with the announcer to GRAFT now; each
-  // gets its next deadline, or is forgotten when no announcer is left.
+  // Entries whose wait ran out, each with the announcer to GRAFT now (the
+  // announcers in turn); each gets its next deadline, or is forgotten after
+  // kGraftAttemptsMax GRAFTs.
   std::vector<std::pair<std::uint32_t, Entry>> due(UnixMs now, DurationMs timeout);
   void clear() { missing_.clear(); }
   std::size_t size() const { return missing_.size(); }
@@ -130,7 +135,8 @@ class MissingTable {
   struct Missing {
     std::uint64_t seq = 0;
     UnixMs deadline_ms = 0;
-    std::vector<std::uint32_t> announcers;  // GRAFT candidates, in arrival order
+    std::vector<std::uint32_t> announcers;  // GRAFT candidates, asked in turn
+    std::uint32_t attempts = 0;             // GRAFTs sent
     bool grafted = false;
   };
   std::map<std::pair<RecordKind, std::uint32_t>, Missing> missing_;
