@@ -82,12 +82,16 @@ LinkWatch::Changes LinkWatch::tick(UnixMs now, DurationMs dead_after_ms) {
 
 std::vector<std::uint32_t> LinkWatch::keepalives_due(UnixMs now, DurationMs keepalive_ms,
                                                      DurationMs dead_after_ms) const {
+  // The links are the neighbours and their stand-ins: O(degree), not O(N).
   std::vector<std::uint32_t> due;
-  for (std::uint32_t p = 0; p < state_.size(); ++p) {
+  auto check = [&](std::uint32_t p) {
     const State& state = state_[p];
-    if (!state.neighbour && !state.stand_in) continue;
     const DurationMs every = state.dead ? dead_after_ms : keepalive_ms;
     if (now - state.last_sent_ms >= every) due.push_back(p);
+  };
+  for (std::uint32_t n : neighbours_) {
+    check(n);
+    if (state_[n].stand_in_for) check(*state_[n].stand_in_for);
   }
   return due;
 }
