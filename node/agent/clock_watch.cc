@@ -42,11 +42,12 @@ ClockState ClockWatch::state(UnixMs now, const Parameters& params) const {
     return ClockState{ClockSuspect::behind, params.max_clock_skew_ms};
   }
   if (latest.size() < kOriginsMin) return {};
-  std::vector<DurationMs> ages;
-  for (const auto& [origin, age] : latest) ages.push_back(age);
-  std::nth_element(ages.begin(), ages.begin() + ages.size() / 2, ages.end());
-  const DurationMs median = ages[ages.size() / 2];
-  if (median > params.stale_after_ms / 2) return ClockState{ClockSuspect::ahead, median};
+  // The youngest arrival: records SYNCed in late (a stopped agent's last
+  // report) can be old, but a clock that runs ahead makes even the freshest
+  // push arrive old; one fresh arrival disproves it.
+  DurationMs youngest = latest.begin()->second;
+  for (const auto& [origin, age] : latest) youngest = std::min(youngest, age);
+  if (youngest > params.stale_after_ms / 2) return ClockState{ClockSuspect::ahead, youngest};
   return {};
 }
 

@@ -9,8 +9,10 @@
 // refuses the fleet's reports as dated in the future. Over the last two
 // report intervals:
 //   ahead:  reports from at least kOriginsMin distinct origins arrived, and
-//           the median of their arrival ages exceeds stale_after_ms / 2; the
-//           offset is that median;
+//           even the youngest on arrival (the latest per origin) was older
+//           than stale_after_ms / 2; the offset is that youngest age (a
+//           report SYNCed in late may be old; a fresh push never is, unless
+//           this clock is ahead);
 //   behind: at least kOriginsMin records were refused as future-dated and
 //           fewer reports than that were accepted; the offset is at least
 //           max_clock_skew_ms (the refused records' dates are not kept).
@@ -29,7 +31,7 @@ const char* to_string(ClockSuspect suspect);  // "none", "ahead", "behind"
 
 struct ClockState {
   ClockSuspect suspect = ClockSuspect::none;
-  // ahead: how far (the median arrival age); behind: at least this far.
+  // ahead: how far (the youngest arrival age); behind: at least this far.
   DurationMs offset_ms = 0;
   bool operator==(const ClockState&) const = default;
 };
