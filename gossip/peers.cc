@@ -78,14 +78,33 @@ void PeerSets::reset(const Roster& roster, std::optional<std::uint32_t> self, st
   sync_partners_ = neighbours_;
 }
 
+std::optional<std::size_t> PeerSets::claim_link(std::uint32_t peer) {
+  if (links_.size() < kLinksMax) {
+    links_.push_back(peer);
+    return links_.size() - 1;
+  }
+  // Full: reuse the slot of a link that is neither active nor in any tree
+  // (a retired stand-in, a peer every tree pruned), so that repair never
+  // runs out of links over a roster's life.
+  for (std::size_t i = neighbours_.size(); i < links_.size(); ++i) {
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    if ((active_ & bit) != 0) continue;
+    if (std::any_of(trees_.begin(), trees_.end(), [&](std::uint64_t tree) { return (tree & bit) != 0; })) {
+      continue;
+    }
+    links_[i] = peer;
+    return i;
+  }
+  return std::nullopt;
+}
+
 bool PeerSets::set_active(std::uint32_t peer, bool active) {
   MESH_CHECK(is_peer(peer), "set_active of a non-peer");
   auto link = link_of(peer);
   if (!link) {
     if (!active) return true;
-    if (links_.size() >= kLinksMax) return false;
-    link = links_.size();
-    links_.push_back(peer);
+    link = claim_link(peer);
+    if (!link) return false;
   }
   const std::uint64_t bit = std::uint64_t{1} << *link;
   active_ = active ? (active_ | bit) : (active_ & ~bit);
@@ -136,9 +155,8 @@ bool PeerSets::make_eager(std::size_t slot, std::uint32_t peer) {
   MESH_CHECK(is_peer(peer) && slot < trees_.size(), "make_eager of a non-peer");
   auto link = link_of(peer);
   if (!link) {
-    if (links_.size() >= kLinksMax) return false;
-    link = links_.size();
-    links_.push_back(peer);
+    link = claim_link(peer);
+    if (!link) return false;
   }
   trees_[slot] |= std::uint64_t{1} << *link;
   return true;

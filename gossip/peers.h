@@ -83,7 +83,8 @@ class PeerSets {
   std::vector<std::uint32_t> eager(std::size_t slot) const;
   bool is_eager(std::size_t slot, std::uint32_t peer) const;
   // REQUIRES: is_peer(peer), slot < slot_count(). Idempotent. False when the
-  // peer is not a link and kLinksMax links are taken.
+  // peer is not a link and kLinksMax links are taken, every one active or in
+  // a tree (an idle link's slot is reused).
   bool make_eager(std::size_t slot, std::uint32_t peer);
   void make_lazy(std::size_t slot, std::uint32_t peer);
 
@@ -100,6 +101,9 @@ class PeerSets {
  private:
   std::uint64_t tree(std::size_t slot) const;
   std::optional<std::size_t> link_of(std::uint32_t peer) const;
+  // A link slot for a new peer: appended, or, at kLinksMax, the slot of a
+  // link that is neither active nor in any tree; nullopt when none is free.
+  std::optional<std::size_t> claim_link(std::uint32_t peer);
 
   std::vector<bool> peer_;                    // by roster index: a member other than self
   std::vector<std::uint32_t> peers_;          // every peer, ascending

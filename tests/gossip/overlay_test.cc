@@ -130,6 +130,24 @@ TEST_CASE("trees: at most kLinksMax links; past them a tree refuses a new peer")
   while (peers.is_eager(slot, spare)) ++spare;
   CHECK_FALSE(peers.make_eager(slot, spare));
   CHECK(peers.eager(slot).size() == PeerSets::kLinksMax);
+  // A link that left every tree (and was never active) frees its slot: the
+  // spare peer takes it, and the overlay neighbours keep theirs.
+  const std::vector<std::uint32_t> eager = peers.eager(slot);
+  std::uint32_t idle = 0;
+  for (std::uint32_t peer : eager) {
+    const auto& n = peers.neighbours();
+    if (std::find(n.begin(), n.end(), peer) == n.end()) idle = peer;
+  }
+  REQUIRE(idle != 0);
+  peers.make_lazy(slot, idle);
+  CHECK(peers.make_eager(slot, spare));
+  CHECK(peers.is_eager(slot, spare));
+  CHECK_FALSE(peers.is_eager(slot, idle));
+  for (std::uint32_t n : peers.neighbours()) CHECK(peers.is_eager(slot, n));
+  // Active links are kept too: an active stand-in's slot is never taken.
+  CHECK(peers.set_active(spare, true));
+  peers.make_lazy(slot, spare);
+  CHECK_FALSE(peers.make_eager(slot, idle));  // the only idle-able slot is spare's, and it is active
 }
 
 }  // namespace
