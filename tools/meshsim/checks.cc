@@ -216,9 +216,14 @@ void Run::on_digest_check(std::size_t k) {
     const auto& world = world_indices(*roster);
     for (std::uint32_t r = 0; r < world.size() && missing.empty(); ++r) {
       if (world[r] >= signed_.size()) continue;
+      // The latest record signed by the cut-off (records are in signing order).
       const Signed* due = nullptr;
-      for (const Signed& record : signed_[world[r]]) {
-        if (record.published_ms <= cutoff) due = &record;
+      const auto& history = signed_[world[r]];
+      for (auto it = history.rbegin(); it != history.rend(); ++it) {
+        if (it->published_ms <= cutoff) {
+          due = &*it;
+          break;
+        }
       }
       if (due == nullptr) continue;
       auto held = node.core().report_of(r);
