@@ -63,9 +63,7 @@ void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, Unix
   counters_.messages_unknown_type += content.unknown_messages;
   auto from = index_of_key(sender);
   MESH_CHECK(from.has_value(), "an opened frame's sender is a member");
-  const bool keepalive = content.bodies.empty() && content.ihave.empty() && content.graft.empty() &&
-                         content.prune.empty() && !content.sync && !content.sync_reply;
-  if (content.roster_version == store_.roster()->version) heard_from(*from, keepalive, now);
+  if (content.roster_version == store_.roster()->version) heard_from(*from, content.empty(), now);
   apply_versions(*from, content.roster_version, now);
   const bool same_version = content.roster_version == store_.roster()->version;
   apply_prunes(*from, content.prune, same_version);

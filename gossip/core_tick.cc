@@ -1,7 +1,5 @@
 // GossipCore: timers and frames out. Everything queued since the last tick
 // leaves here, at most one sealed frame per peer.
-#include <algorithm>
-
 #include "gossip/core_impl.h"
 
 namespace mesh::gossip {
@@ -50,13 +48,12 @@ void GossipCore::Impl::tick_links(UnixMs now) {
 }
 
 void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, UnixMs now) {
-  const bool was_dead = watch_.dead(from);
-  if (const auto retired = watch_.heard(from, now)) {
-    peers_.set_all_trees(*retired, false);
-    peers_.set_active(*retired, false);
+  const LinkWatch::Heard heard = watch_.heard(from, now);
+  if (heard.retired) {
+    peers_.set_all_trees(*heard.retired, false);
+    peers_.set_active(*heard.retired, false);
   }
-  if (was_dead && std::find(peers_.neighbours().begin(), peers_.neighbours().end(), from) !=
-                      peers_.neighbours().end()) {
+  if (heard.revived) {
     peers_.set_active(from, true);  // lazy in every tree: IHAVE and GRAFT rebuild its edges
     ++counters_.links_revived;
   }
@@ -119,10 +116,7 @@ void GossipCore::Impl::flush(Effects& effects, UnixMs now) {
     counters_.ihave_entries_sent += content.ihave.size();
     ++counters_.frames_sent;
     watch_.sent(peer, now);
-    if (content.bodies.empty() && content.ihave.empty() && content.graft.empty() &&
-        content.prune.empty() && !content.sync && !content.sync_reply) {
-      ++counters_.keepalives_sent;
-    }
+    if (content.empty()) ++counters_.keepalives_sent;
     counters_.bytes_sent += frame.size();
     effects.send.push_back(Outgoing{peer, std::move(frame)});
   });

@@ -18,15 +18,17 @@ void LinkWatch::reset(const std::vector<std::uint32_t>& neighbours,
   started_ = false;
 }
 
-std::optional<std::uint32_t> LinkWatch::heard(std::uint32_t peer, UnixMs now) {
-  if (peer >= state_.size()) return std::nullopt;
+LinkWatch::Heard LinkWatch::heard(std::uint32_t peer, UnixMs now) {
+  Heard heard;
+  if (peer >= state_.size()) return heard;
   State& state = state_[peer];
   state.last_heard_ms = now;
-  if (!state.dead) return std::nullopt;
+  if (!state.dead) return heard;
   state.dead = false;
-  std::optional<std::uint32_t> retired = std::exchange(state.stand_in_for, std::nullopt);
-  if (retired) state_[*retired].stand_in = false;
-  return retired;
+  heard.revived = state.neighbour;
+  heard.retired = std::exchange(state.stand_in_for, std::nullopt);
+  if (heard.retired) state_[*heard.retired].stand_in = false;
+  return heard;
 }
 
 void LinkWatch::sent(std::uint32_t peer, UnixMs now) {

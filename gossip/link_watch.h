@@ -37,9 +37,13 @@ class LinkWatch {
   void reset(const std::vector<std::uint32_t>& neighbours, const std::vector<std::uint32_t>& peers,
              std::uint32_t servers, Rng& rng);
 
-  // An authenticated frame from `peer`. A dead neighbour revives: its
-  // stand-in is retired (returned).
-  std::optional<std::uint32_t> heard(std::uint32_t peer, UnixMs now);
+  // An authenticated frame from `peer`. A dead neighbour revives, and its
+  // stand-in (if it had one) is retired.
+  struct Heard {
+    bool revived = false;                  // a dead overlay neighbour is alive again
+    std::optional<std::uint32_t> retired;  // its stand-in, no longer needed
+  };
+  Heard heard(std::uint32_t peer, UnixMs now);
   void sent(std::uint32_t peer, UnixMs now);
   // True when an empty frame from `peer` should be answered with one: we
   // sent it nothing for keepalive_ms (so a stand-in that took us in hears

@@ -50,9 +50,10 @@ TEST_CASE("link watch: silent neighbours die, stand-ins come from the passive vi
   for (std::uint32_t n : {2u, 5u, 7u}) watch.heard(n, kT + 40'000);
   CHECK(watch.tick(kT + 41'000, kDead).empty());
   // The dead neighbour speaks again: alive, and its stand-in retires.
-  const auto retired = watch.heard(9, kT + 45'000);
-  REQUIRE(retired.has_value());
-  CHECK(*retired == stand_in);
+  const LinkWatch::Heard heard = watch.heard(9, kT + 45'000);
+  CHECK(heard.revived);
+  REQUIRE(heard.retired.has_value());
+  CHECK(*heard.retired == stand_in);
   CHECK_FALSE(watch.dead(9));
   CHECK(watch.stand_in_count() == 0);
 
