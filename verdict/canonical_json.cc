@@ -13,10 +13,7 @@ using Json = nlohmann::json;
 
 Json flags_json(const StatusFlags& flags) {
   Json list = Json::array();
-  if (flags.unavailable) list.push_back("unavailable");
-  if (flags.unreachable) list.push_back("unreachable");
-  if (flags.no_data) list.push_back("no_data");
-  if (flags.insufficient_evidence) list.push_back("insufficient_evidence");
+  for (std::string_view name : flag_names(flags)) list.push_back(name);
   return list;
 }
 
@@ -52,6 +49,15 @@ Json route_json(const RouteMembership& route) {
 }
 
 }  // namespace
+
+std::vector<std::string_view> flag_names(const StatusFlags& flags) {
+  std::vector<std::string_view> names;
+  if (flags.unavailable) names.push_back("unavailable");
+  if (flags.unreachable) names.push_back("unreachable");
+  if (flags.no_data) names.push_back("no_data");
+  if (flags.insufficient_evidence) names.push_back("insufficient_evidence");
+  return names;
+}
 
 const char* to_string(ServerStatus status) {
   switch (status) {

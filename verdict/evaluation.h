@@ -43,6 +43,11 @@ struct StatusFlags {
   bool operator==(const StatusFlags&) const = default;
 };
 
+// The names of the flags that hold, in this order: "unavailable",
+// "unreachable", "no_data", "insufficient_evidence" (canonical JSON and the
+// panel API list them so).
+std::vector<std::string_view> flag_names(const StatusFlags& flags);
+
 // Observers of one country, for one target ("RU 3 of 3 failing").
 struct CountryTally {
   std::string country;

@@ -14,10 +14,7 @@ Json age_s(const ApiSnapshot& snapshot, std::optional<UnixMs> at_ms) {
 
 Json flags_json(const verdict::StatusFlags& flags) {
   Json list = Json::array();
-  if (flags.unavailable) list.push_back("unavailable");
-  if (flags.unreachable) list.push_back("unreachable");
-  if (flags.no_data) list.push_back("no_data");
-  if (flags.insufficient_evidence) list.push_back("insufficient_evidence");
+  for (std::string_view name : verdict::flag_names(flags)) list.push_back(name);
   return list;
 }
 
