@@ -126,6 +126,16 @@ TEST_CASE("unknown servers are refused when the world is built") {
   auto refused_expect = run_scenario(expecting.value());
   REQUIRE_FALSE(refused_expect.ok());
   CHECK(refused_expect.message().find("bad.toml:6: expectation") != std::string::npos);
+
+  auto at_node = parse_scenario(std::string(kMinimal) +
+                                    "[[expect]]\nkind = \"status\"\nserver = \"de-1\"\nnode = \"zz-7\"\nat = \"5m\"\n",
+                                "bad.toml");
+  REQUIRE(at_node.ok());
+  auto refused_node = run_scenario(at_node.value());
+  REQUIRE_FALSE(refused_node.ok());
+  CHECK(refused_node.code() == ScenarioError::invalid);
+  CHECK(refused_node.message().find("bad.toml:6: expectation") != std::string::npos);
+  CHECK(refused_node.message().find("unknown node 'zz-7'") != std::string::npos);
 }
 
 TEST_CASE("a cross-field parameter error names the line once") {
