@@ -95,6 +95,8 @@ TEST_CASE("one country blocking 1 server to 80% of the rest: exactly those, spli
           CHECK(ae->failing == ae->eligible);
           CHECK(ae->failing >= 2);
           CHECK(verdict.failing == ae->failing);  // nobody else fails it
+          CHECK(verdict.eligible == 15);            // 3 witnesses in each of 5 countries
+          CHECK(verdict.quorum == 3);
           CHECK(verdict.explained == 0);
         } else {
           CHECK(verdict.status == ServerStatus::ok);
