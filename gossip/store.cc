@@ -20,8 +20,9 @@ std::shared_ptr<const StoredRecord> make_stored_record(const EnvelopeView& view,
   return stored;
 }
 
-std::uint32_t StoredRecord::fingerprint32() const {
-  const Signature& s = envelope.signature;
+std::uint32_t StoredRecord::fingerprint32() const { return gossip::fingerprint32(envelope.signature); }
+
+std::uint32_t fingerprint32(const Signature& s) {
   return (std::uint32_t{s[0]} << 24) | (std::uint32_t{s[1]} << 16) | (std::uint32_t{s[2]} << 8) |
          std::uint32_t{s[3]};
 }

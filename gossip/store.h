@@ -46,6 +46,9 @@ struct StoredRecord {
   std::uint32_t fingerprint32() const;
 };
 
+// The same from a signature (what the API lists per held record).
+std::uint32_t fingerprint32(const Signature& signature);
+
 // `record`'s raw bytes, sharing ownership of the whole record.
 RecordBytes bytes_of(const std::shared_ptr<const StoredRecord>& record);
 

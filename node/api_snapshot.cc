@@ -1,6 +1,9 @@
 #include "node/api_snapshot.h"
 
 #include <algorithm>
+#include <tuple>
+
+#include "gossip/store.h"
 
 namespace mesh::node {
 namespace {
@@ -54,6 +57,7 @@ void add_counters(api::MetricsInput& metrics, const SnapshotInputs& in) {
   drop("frame_unknown_sender", core.frames_unknown_sender);
   drop("frame_undecryptable", core.frames_undecryptable);
   drop("frame_replayed", core.frames_replayed);
+  drop("record_stale", core.records_stale);
   drop("record_bad_signature", core.records_bad_signature);
   drop("record_malformed", core.records_malformed);
   drop("record_unknown_origin", core.records_unknown_origin);
@@ -114,6 +118,15 @@ std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& in) {
   const gossip::Digest digest = agent.core().digest();
   snapshot->digest_hex = to_hex(ByteView(digest.data(), digest.size()));
   snapshot->records = agent.core().record_count();
+  snapshot->held.reserve(snapshot->records);
+  agent.core().for_each_record([&](const gossip::HeldRecord& held) {
+    const Envelope& envelope = *held.envelope;
+    snapshot->held.push_back(api::HeldEntry{envelope.kind, envelope.origin, envelope.seq,
+                                            envelope.timestamp_ms, gossip::fingerprint32(envelope.signature)});
+  });
+  std::sort(snapshot->held.begin(), snapshot->held.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.kind, a.origin) < std::tie(b.kind, b.origin);
+  });
   if (in.transport != nullptr) {
     for (const PeerLinkStats& link : in.transport->peers) {
       snapshot->peers.push_back(api::PeerState{link.peer, link.connected, link.last_frame_ms});

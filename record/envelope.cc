@@ -147,6 +147,14 @@ Status<RecordError> verify_signed_part(ByteView signed_part, const Signature& si
 
 }  // namespace
 
+const char* to_string(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::roster: return "roster";
+    case RecordKind::report: return "report";
+  }
+  return "unknown";
+}
+
 const char* to_string(RecordError error) {
   switch (error) {
     case RecordError::oversize: return "oversize";

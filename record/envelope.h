@@ -20,6 +20,9 @@ enum class RecordKind : std::uint8_t {
   report = 2,  // a node's self-check, metrics and probe view; origin is its server id
 };
 
+// The kind's name ("roster", "report"; "unknown" for another value).
+const char* to_string(RecordKind kind);
+
 inline constexpr std::uint8_t kEnvelopeFormatVersion = 1;
 inline constexpr const char* kOperatorOrigin = "operator";
 inline constexpr std::size_t kRosterPayloadBytesMax = 1024 * 1024;

@@ -128,6 +128,20 @@ Json mesh_json(const ApiSnapshot& snapshot) {
                       {"tight", snapshot.volume_tight}}}};
 }
 
+Json held_records_json(const ApiSnapshot& snapshot) {
+  Json out = Json::array();
+  char fingerprint[9];
+  for (const HeldEntry& held : snapshot.held) {
+    std::snprintf(fingerprint, sizeof fingerprint, "%08x", held.fingerprint);
+    out.push_back({{"kind", to_string(held.kind)},
+                   {"origin", held.origin},
+                   {"seq", held.seq},
+                   {"signed_ms", held.signed_ms},
+                   {"fingerprint", fingerprint}});
+  }
+  return out;
+}
+
 std::shared_ptr<const SharedBody> routes_body(const ApiSnapshot& snapshot) {
   std::call_once(snapshot.routes_once, [&] {
     Json routes = Json::array();

@@ -20,5 +20,7 @@ nlohmann::json server_json(const ApiSnapshot& snapshot, const ServerState& serve
 // The server object plus metrics, self_check and observers.
 nlohmann::json server_detail_json(const ApiSnapshot& snapshot, const ServerState& server);
 nlohmann::json mesh_json(const ApiSnapshot& snapshot);
+// GET /v1/mesh/records: every record held, sorted by kind and origin.
+nlohmann::json held_records_json(const ApiSnapshot& snapshot);
 
 }  // namespace mesh::api

@@ -175,6 +175,7 @@ constexpr Endpoint kEndpoints[] = {
     {"/v1/servers", false, "GET", Role::read},
     {"/v1/servers/", true, "GET", Role::read},
     {"/v1/mesh", false, "GET", Role::read},
+    {"/v1/mesh/records", false, "GET", Role::read},
     {"/v1/roster", false, "PUT", Role::admin},
 };
 
@@ -295,6 +296,10 @@ RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, cons
   }
   if (path == "/v1/mesh") {
     decision.response = json_response(mesh_json(snapshot).dump(), snapshot);
+    return decision;
+  }
+  if (path == "/v1/mesh/records") {
+    decision.response = json_response(held_records_json(snapshot).dump(), snapshot);
     return decision;
   }
   if (!ready(snapshot)) {

@@ -42,6 +42,15 @@ struct ServerState {
   std::vector<ObserverView> observers;      // roster order of the observers
 };
 
+// One record this node holds (GET /v1/mesh/records).
+struct HeldEntry {
+  RecordKind kind = RecordKind::report;
+  std::string origin;        // a server id, or "operator" for the roster
+  std::uint64_t seq = 0;
+  UnixMs signed_ms = 0;      // the record's own timestamp
+  std::uint32_t fingerprint = 0;  // the first 4 bytes of its signature, big-endian
+};
+
 struct PeerState {
   ServerId id;
   bool connected = false;
@@ -70,6 +79,7 @@ struct ApiSnapshot {
   std::vector<ServerState> servers;                     // roster order; empty without both
   std::string digest_hex;
   std::size_t records = 0;
+  std::vector<HeldEntry> held;      // sorted by kind, then origin
   std::vector<PeerState> peers;     // sorted by id
   std::uint64_t volume_used_bytes = 0;
   std::uint64_t volume_cap_bytes = 0;

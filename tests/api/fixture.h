@@ -79,6 +79,8 @@ inline std::shared_ptr<ApiSnapshot> snapshot(std::uint64_t index = 7) {
       {"nl-2", "NL", 0, 9, ProbeFailure::none, out->taken_ms - 40'000, true}};
   out->digest_hex = std::string(64, 'a');
   out->records = 4;
+  out->held = {{RecordKind::roster, "operator", 3, 1'700'000'000'000, 0x5be1c0a2},
+               {RecordKind::report, "de-1", 41, out->taken_ms - 1'000, 0x09f3aa71}};
   out->peers = {{"de-2", true, out->taken_ms - 2'000}, {"nl-1", false, 0}};
   out->volume_used_bytes = 1'000;
   out->volume_cap_bytes = 209'715'200;

@@ -126,6 +126,17 @@ TEST_CASE("GET /v1/mesh: node, roster, digest, records, partition, clock, peers,
   CHECK(mesh["clock"] == Json{{"suspect", "none"}, {"offset_ms", 0}});
 }
 
+TEST_CASE("GET /v1/mesh/records: every held record with its seq and fingerprint") {
+  const Json held = body_of(get("/v1/mesh/records"));
+  REQUIRE(held.size() == 2);
+  CHECK(held[0] == Json{{"kind", "roster"}, {"origin", "operator"}, {"seq", 3},
+                        {"signed_ms", 1'700'000'000'000}, {"fingerprint", "5be1c0a2"}});
+  CHECK(held[1]["origin"] == "de-1");
+  CHECK(held[1]["fingerprint"] == "09f3aa71");
+  CHECK(get("/v1/mesh/records", "").response.status == 401);
+  CHECK(get("/v1/mesh/records/x").response.status == 404);
+}
+
 TEST_CASE("no token, a bad token, a read token on an admin endpoint") {
   const auto none = get("/v1/routes", "");
   CHECK(none.response.status == 401);

@@ -20,7 +20,7 @@ namespace mesh::ctl {
 namespace {
 
 struct Row {
-  const char* kind = "?";  // a static name (kind_name)
+  const char* kind = "?";  // a static name (to_string)
   std::string origin;      // as the store lists it: its key, not the record's claim
   std::uint64_t seq = 0;
   UnixMs timestamp_ms = 0;
@@ -56,7 +56,7 @@ std::string check_payload(const Envelope& envelope, const Checker& checker) {
 std::string check_record(std::uint8_t stored_kind, std::string_view stored_origin, const Envelope& envelope,
                          const Checker& checker) {
   if (stored_kind != static_cast<std::uint8_t>(envelope.kind)) {
-    return "stored as kind " + std::to_string(stored_kind) + " but is a " + kind_name(envelope.kind);
+    return "stored as kind " + std::to_string(stored_kind) + " but is a " + to_string(envelope.kind);
   }
   if (envelope.origin != stored_origin) {
     return "stored under '" + printable(stored_origin) + "' but signed as '" + envelope.origin + "'";
@@ -105,7 +105,7 @@ bool add_roster_row(const ReadTxn& txn, Checker* checker, std::optional<SignedRo
   if (checker != nullptr) checker->roster_failure = "the store holds no roster";
   if (!raw->has_value()) return true;
   Row row = row_of(kOperatorOrigin, **raw);
-  row.kind = kind_name(RecordKind::roster);
+  row.kind = to_string(RecordKind::roster);
   bool signature_failed = false;
   const std::string key_hex = checker != nullptr ? public_key_to_hex(checker->operator_key) : "";
   held = open_signed_roster(**raw, key_hex, row.check, signature_failed);
@@ -159,7 +159,7 @@ int run_records(const RecordsOptions& options) {
     if (!envelope) {
       row.check = "undecodable: " + envelope.message();
     } else {
-      row.kind = kind_name(envelope->kind);
+      row.kind = to_string(envelope->kind);
       row.seq = envelope->seq;
       row.timestamp_ms = envelope->timestamp_ms;
       row.check = checker ? check_record(kind, origin, *envelope, *checker) : "unchecked";

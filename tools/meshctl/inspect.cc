@@ -128,7 +128,7 @@ std::optional<SignedRoster> open_signed_roster(const Bytes& raw, const std::stri
     return std::nullopt;
   }
   if (envelope->kind != RecordKind::roster) {
-    error = "the record is a " + std::string(kind_name(envelope->kind)) + ", not a roster";
+    error = "the record is a " + std::string(to_string(envelope->kind)) + ", not a roster";
     return std::nullopt;
   }
   if (!operator_key_hex.empty()) {
@@ -150,14 +150,6 @@ std::optional<SignedRoster> open_signed_roster(const Bytes& raw, const std::stri
     return std::nullopt;
   }
   return SignedRoster{std::move(*envelope), std::move(*roster)};
-}
-
-const char* kind_name(RecordKind kind) {
-  switch (kind) {
-    case RecordKind::roster: return "roster";
-    case RecordKind::report: return "report";
-  }
-  return "unknown";
 }
 
 nlohmann::json roster_to_json(const Roster& roster) {

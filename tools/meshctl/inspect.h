@@ -52,7 +52,6 @@ struct SignedRoster {
 std::optional<SignedRoster> open_signed_roster(const Bytes& raw, const std::string& operator_key_hex,
                                                std::string& error, bool& signature_failed);
 
-const char* kind_name(RecordKind kind);
 nlohmann::json roster_to_json(const Roster& roster);
 
 }  // namespace mesh::ctl
