@@ -216,7 +216,10 @@ std::optional<RouteDecision> check_auth(const ApiRequest& request, const TokenSe
 ApiResponse error_response(unsigned status, std::string_view code, std::string_view message) {
   ApiResponse response;
   response.status = status;
-  response.body = Json{{"error", code}, {"message", message}}.dump();
+  // Messages may echo the client's bytes (a path, an id): invalid UTF-8 is
+  // replaced (U+FFFD), not thrown on (found by tests/fuzz/api_request_fuzz).
+  response.body = Json{{"error", code}, {"message", message}}.dump(-1, ' ', false,
+                                                                  Json::error_handler_t::replace);
   return response;
 }
 
