@@ -10,6 +10,7 @@ packages=(
   libmsgpack-cxx-dev libsodium-dev liblmdb-dev
   libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   libbenchmark-dev libssl-dev time nftables bc
+  iproute2  # tests/e2e: network namespaces, veth pairs and a bridge
   prometheus  # promtool: tests check /metrics with it
   chromium  # tests/browser: the status page in a real browser
 )

@@ -1,0 +1,287 @@
+// Scenarios 7-12 of the end-to-end suite: an unreliable witness, loss on
+// every link, kill -9 in a row, a roster update through the API, hostile
+// frames and replays, a partition. They run in this order (the roster update
+// before the hostile scenario, which replays the roster it replaced).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <regex>
+#include <thread>
+
+#include "storage/layout.h"
+#include "storage/store.h"
+#include "storage/txn.h"
+#include "tests/e2e/scenario_util.h"
+#include "tests/tools/run_process.h"
+
+namespace mesh::test::e2e {
+namespace {
+
+const std::string kIntruder = MESHNODE_BINARY_DIR "/tests/e2e/meshnode-e2e-intruder";
+constexpr auto kVerdictLimit = seconds(90);
+
+std::uint64_t sum_drops(const Fleet& f, const std::vector<std::uint32_t>& nodes, const std::string& reason) {
+  std::uint64_t sum = 0;
+  for (std::uint32_t node : nodes) sum += f.drops(node, reason).value_or(0);
+  return sum;
+}
+
+// Packets an nft counter dropped at `host` (the sum of its counters).
+std::uint64_t dropped_packets(Fleet& f, std::uint32_t host) {
+  const std::string text = f.net().list_rules(host);
+  static const std::regex counter("packets ([0-9]+) bytes");
+  std::uint64_t sum = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), counter); it != std::sregex_iterator(); ++it) {
+    sum += std::stoull((*it)[1]);
+  }
+  return sum;
+}
+
+TEST_CASE("7. an observer whose own network is broken") {
+  Fleet& f = fleet();
+  Scenario s("7 unreliable witness", "n9 unreliable, its votes discarded, no false unreachable");
+  REQUIRE(settle(f, seconds(90)));
+  const std::uint32_t observer = 8;
+  const std::vector<std::uint32_t> cut = {0, 1, 3, 4};  // half of its 8 neighbours, two countries
+  // Connections n9 opens to them die; theirs to n9 still work.
+  f.net().set_rules(observer, {{}, {"ct state new ip daddr " + address_set(cut) + " drop"}});
+  Watch watch(f, f.running());
+  const bool shown = watch.until(
+      [&](std::uint32_t, const ServerMap& m) {
+        for (std::uint32_t t : cut) {
+          auto it = m.find(f.id(t));
+          if (it == m.end() || it->second.at("witnesses").at("discarded") < 1) return false;
+        }
+        return true;
+      },
+      kVerdictLimit);
+  s.expect(shown, "every node discards n9's votes on the four servers it cannot reach");
+  for (std::uint32_t node : {0u, 4u, 7u}) {
+    auto detail = f.get(node, "/v1/servers/n1");
+    bool unreliable = false;
+    if (detail) {
+      for (const auto& o : detail->at("observers")) unreliable = unreliable || (o.at("id") == "n9" && o.at("unreliable") == true);
+    }
+    s.expect(unreliable, "n9 listed as unreliable among n1's observers at " + f.id(node));
+  }
+  watch.hold(seconds(15));
+  s.take(watch);
+  if (shown) s.seen("n9 unreliable and discarded everywhere; the 4 servers stay ok");
+  f.net().clear_rules(observer);
+}
+
+TEST_CASE("8. 10% loss on every link") {
+  Fleet& f = fleet();
+  const int duration = env_seconds("MESHNODE_E2E_LOSS_S", 60);
+  Scenario s("8 loss 10% on every link", "zero false verdicts for " + std::to_string(duration) +
+                                             " s; records converge after");
+  REQUIRE(settle(f, seconds(90)));
+  // Each host drops 10% of what reaches its network interface from another
+  // host: 10% on every link in each direction. A host's traffic to itself
+  // (its self-check of its own listener) and the suite's API calls are
+  // left alone.
+  for (std::uint32_t node : f.members()) {
+    f.net().set_rules(node, {{"iifname \"eth0\" ip saddr != " + TestNetwork::self_address() +
+                              " numgen random mod 10 0 counter drop"},
+                             {}});
+  }
+  std::vector<std::uint32_t> jittered;
+  std::optional<std::string> no_jitter;
+  for (std::uint32_t node : f.members()) {
+    no_jitter = f.net().add_jitter(node, "20ms", "10ms");
+    if (no_jitter) break;
+    jittered.push_back(node);
+  }
+  if (no_jitter) std::cout << "e2e:   jitter skipped: " << *no_jitter << std::endl;
+  Watch watch(f, f.running());
+  watch.hold(seconds(duration));
+  std::uint64_t dropped = 0;
+  for (std::uint32_t node : f.members()) dropped += dropped_packets(f, node);
+  for (std::uint32_t node : jittered) f.net().remove_jitter(node);
+  f.net().clear_all_rules();
+  s.expect(dropped > 0, "the loss rules dropped packets");
+  s.take(watch);
+  const auto converged = converge(f, f.running(), seconds(60));
+  s.expect(converged.has_value(), "records converge after the loss ends");
+  s.seen(std::to_string(dropped) + " packets dropped" + (no_jitter ? ", jitter skipped (no netem)" : ", with jitter") +
+         (converged ? "; converged " + fixed1(*converged) + " after" : ""));
+}
+
+TEST_CASE("9. kill -9 twenty times in a row") {
+  Fleet& f = fleet();
+  Scenario s("9 kill -9 x20", "each restarts from its LMDB, no replayed nonce, records converge");
+  REQUIRE(settle(f, seconds(90)));
+  const auto members = f.members();
+  const std::uint64_t replayed_before = sum_drops(f, members, "frame_replayed");
+  std::mt19937 random(20261201);
+  Watch watch(f, members);
+  watch.allow_everywhere({"no_data"});  // a node is down for a moment
+  int resumed = 0;
+  for (int k = 0; k < 20; ++k) {
+    const std::uint32_t node = members[random() % members.size()];
+    const auto before = f.get(node, "/v1/mesh");
+    f.kill_daemon(node);
+    f.start_daemon(node);
+    REQUIRE(f.api_up(node, seconds(20)));
+    const auto after = f.get(node, "/v1/mesh");
+    // Every origin's record is back from the store before any peer sent one.
+    if (before && after && after->at("records") >= before->at("records")) ++resumed;
+    watch.hold(std::chrono::milliseconds(random() % 2000));
+  }
+  s.expect(resumed == 20, "all 20 restarts resumed with their stored records (" + std::to_string(resumed) + ")");
+  const auto converged = converge(f, members, seconds(60));
+  s.expect(converged.has_value(), "records converge after the kills");
+  const std::uint64_t replayed = sum_drops(f, members, "frame_replayed") - replayed_before;
+  s.expect(replayed == 0, "no frame dropped as a replay (a nonce never reused): " + std::to_string(replayed));
+  s.take(watch);
+  s.seen(std::to_string(resumed) + "/20 resumed from LMDB, " + std::to_string(replayed) + " replayed frames" +
+         (converged ? ", converged " + fixed1(*converged) + " after" : ""));
+}
+
+TEST_CASE("11. the operator adds a server and removes one through PUT /v1/roster") {
+  Fleet& f = fleet();
+  Scenario s("11 roster update", "n10 added and n9 removed at every node; n9's records gone everywhere");
+  REQUIRE(settle(f, seconds(90)));
+  const std::uint32_t added = f.add_node("DE");
+  const std::uint32_t removed = 8;
+  Roster next = f.roster();
+  next.version = 2;
+  next.servers.erase(next.servers.begin() + removed);
+  ServerEntry server;
+  server.id = f.id(added);
+  server.country = "DE";
+  server.probe = Endpoint{Fleet::address(added), kListenerPort};
+  server.sni = "www." + server.id + ".e2e.example";
+  server.gossip = Endpoint{Fleet::address(added), kGossipPort};
+  server.key = f.public_key(added);
+  server.routes = {"all"};
+  next.servers.push_back(server);
+  const unsigned status = f.put(0, "/v1/roster", f.sign_roster(next));
+  s.expect(status == 200, "PUT /v1/roster on n1 answers 200 (got " + std::to_string(status) + ")");
+  f.write_roster_file(next);  // what the new node (and any restart) starts from
+  f.stop_node(removed);
+  f.start_node(added);
+  REQUIRE(f.api_up(added, seconds(20)));
+  Watch watch(f, f.running());
+  watch.allow(f.id(added), {"no_data"});  // until its first report lands
+  watch.allow_at(added, {"no_data"});     // and its own view, until the fleet's reports reach it
+  const bool applied = watch.until(
+      [&](std::uint32_t node, const ServerMap& m) {
+        if (m.count("n9") != 0 || status_of(m, "n10") != "ok") return false;
+        const auto mesh = f.get(node, "/v1/mesh");
+        const auto held = f.get(node, "/v1/mesh/records");
+        if (!mesh || mesh->at("roster_version") != 2 || !held) return false;
+        for (const auto& r : *held) {
+          if (r.at("origin") == "n9") return false;
+        }
+        return true;
+      },
+      kVerdictLimit);
+  s.expect(applied, "every node on roster 2, n10 ok, n9 and its records gone");
+  s.take(watch);
+  if (applied) s.seen("roster 2 everywhere; n10 ok, n9 gone in " + fixed1(*watch.slowest_s()));
+}
+
+TEST_CASE("10. a non-member's frames, forged reports, an old roster and replayed frames") {
+  Fleet& f = fleet();
+  Scenario s("10 hostile frames", "all refused and counted in /metrics; no verdict or roster changes");
+  REQUIRE(settle(f, seconds(90)));
+  const std::uint32_t member = 7;  // the member whose key the intruder holds
+  std::vector<std::uint32_t> others;
+  for (std::uint32_t node : f.members()) {
+    if (node != member) others.push_back(node);
+  }
+  const char* reasons[] = {"frame_unknown_sender", "frame_malformed", "frame_replayed", "record_stale",
+                           "record_bad_signature", "record_unknown_origin"};
+  std::map<std::string, std::uint64_t> before;
+  for (const char* reason : reasons) before[reason] = sum_drops(f, others, reason);
+
+  f.stop_daemon(member);
+  std::uint64_t boot = 0;
+  {
+    StoreOptions options;
+    options.read_only = true;
+    auto store = Store::open(f.data_dir(member), options);
+    REQUIRE(store);
+    auto txn = (*store)->begin_read();
+    REQUIRE(txn);
+    auto value = txn->get_state(kBootCounterKey);
+    REQUIRE((value && value->has_value() && (*value)->size() == 8));
+    for (std::uint8_t byte : **value) boot = boot << 8 | byte;
+  }
+  const std::uint32_t outsider = f.net().add_host();
+  Roster old_roster = f.roster();
+  old_roster.version = 1;
+  const Bytes old_raw = f.sign_roster(old_roster);
+  {
+    std::ofstream(f.dir() + "/old-roster.signed", std::ios::binary)
+        .write(reinterpret_cast<const char*>(old_raw.data()), static_cast<std::streamsize>(old_raw.size()));
+  }
+  Watch watch(f, others);
+  const ProcessResult run = run_process(f.net().in_host(
+      outsider, {kIntruder, f.dir() + "/roster.signed", f.dir() + "/old-roster.signed", f.key_file(member),
+                 std::to_string(boot), "n1"}));
+  s.expect(run.exit_code == 0, "the intruder reached every member: " + run.out + run.err);
+  f.start_daemon(member);
+  watch.hold(seconds(8));
+  std::map<std::string, std::uint64_t> added;
+  for (const char* reason : reasons) {
+    added[reason] = sum_drops(f, others, reason) - before[reason];
+    s.expect(added[reason] >= others.size(), std::string(reason) + " counted at every member (" +
+                                                 std::to_string(added[reason]) + ")");
+  }
+  bool roster_kept = true;
+  for (std::uint32_t node : f.running()) {
+    auto mesh = f.get(node, "/v1/mesh");
+    roster_kept = roster_kept && mesh && mesh->at("roster_version") == 2;
+  }
+  s.expect(roster_kept, "every node keeps roster 2");
+  Watch after(f, f.running());
+  const bool back = after.until([&](std::uint32_t, const ServerMap& m) { return every_member_ok(f, m); }, seconds(30));
+  s.expect(back, "the impersonated member's own restart is accepted (all ok)");
+  s.take(watch);
+  std::string counts;
+  for (const char* reason : reasons) counts += std::string(counts.empty() ? "" : ", ") + reason + " +" + std::to_string(added[reason]);
+  s.seen(counts);
+}
+
+TEST_CASE("12. a partition 4/5, then healed") {
+  Fleet& f = fleet();
+  const int duration = env_seconds("MESHNODE_E2E_PARTITION_S", 60);
+  Scenario s("12 partition 4/5", "no unreachable verdict on either side for " + std::to_string(duration) +
+                                     " s; records converge after the heal (time: to converge)");
+  REQUIRE(settle(f, seconds(90)));
+  const auto members = f.members();
+  const std::vector<std::uint32_t> left(members.begin(), members.begin() + 4);
+  const std::vector<std::uint32_t> right(members.begin() + 4, members.end());
+  for (const auto& [side, other] : {std::pair{left, right}, std::pair{right, left}}) {
+    for (std::uint32_t node : side) {
+      f.net().set_rules(node, {{"ip saddr " + address_set(other) + " drop"}, {"ip daddr " + address_set(other) + " drop"}});
+    }
+  }
+  Watch watch(f, members);
+  watch.allow_everywhere({"no_data"});  // the other side's reports stop: that is what no_data says
+  watch.hold(seconds(duration));
+  std::size_t partitioned = 0;
+  for (std::uint32_t node : members) {
+    auto mesh = f.get(node, "/v1/mesh");
+    if (mesh && mesh->at("partitioned") == true) ++partitioned;
+  }
+  f.net().clear_all_rules();
+  const auto converged = converge(f, members, seconds(120));
+  s.expect(converged.has_value(), "records converge after the heal");
+  Watch heal(f, members);
+  heal.allow_everywhere({"no_data"});
+  const bool back = heal.until([&](std::uint32_t, const ServerMap& m) { return every_member_ok(f, m); }, kVerdictLimit);
+  s.expect(back, "every server ok everywhere after the heal");
+  s.take(watch);
+  s.take(heal, false);
+  s.slowest(converged);
+  s.seen(std::to_string(partitioned) + " of 9 nodes said partitioned" +
+         (converged ? "; converged " + fixed1(*converged) + " after the heal (SYNC every 30 s)" : ""));
+}
+
+}  // namespace
+}  // namespace mesh::test::e2e

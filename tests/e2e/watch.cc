@@ -1,0 +1,124 @@
+#include "tests/e2e/watch.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace mesh::test::e2e {
+namespace {
+
+constexpr auto kStep = std::chrono::milliseconds(500);
+
+double since_s(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+Watch::Watch(const Fleet& fleet, std::vector<std::uint32_t> nodes)
+    : fleet_(fleet), nodes_(std::move(nodes)), start_(Clock::now()) {}
+
+void Watch::allow(const ServerId& server, std::set<std::string> statuses) {
+  allowed_[server].insert(statuses.begin(), statuses.end());
+}
+
+void Watch::sweep(const Done* done) {
+  for (std::uint32_t node : nodes_) {
+    const auto servers = fleet_.servers(node);
+    if (!servers) continue;  // a node that does not answer this moment shows nothing
+    const auto at = allowed_at_.find(node);
+    for (const auto& [id, server] : *servers) {
+      const std::string status = server.at("status").get<std::string>();
+      if (status == "ok" || allowed_any_.count(status) != 0) continue;
+      if (at != allowed_at_.end() && at->second.count(status) != 0) continue;
+      auto it = allowed_.find(id);
+      if (it != allowed_.end() && it->second.count(status) != 0) continue;
+      false_.insert(id + " at " + fleet_.id(node) + ": " + status);
+    }
+    if (done != nullptr && reached_s_.count(node) == 0 && (*done)(node, *servers)) {
+      reached_s_[node] = since_s(start_);
+    }
+  }
+}
+
+bool Watch::until(const Done& done, Clock::duration limit) {
+  reached_s_.clear();
+  const auto deadline = Clock::now() + limit;
+  for (;;) {
+    sweep(&done);
+    if (reached_s_.size() == nodes_.size()) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(kStep);
+  }
+}
+
+void Watch::hold(Clock::duration duration) {
+  const auto end = Clock::now() + duration;
+  while (Clock::now() < end) {
+    sweep(nullptr);
+    std::this_thread::sleep_for(kStep);
+  }
+}
+
+std::optional<double> Watch::slowest_s() const {
+  if (reached_s_.size() != nodes_.size()) return std::nullopt;
+  double slowest = 0;
+  for (const auto& [node, s] : reached_s_) slowest = std::max(slowest, s);
+  return slowest;
+}
+
+std::string Watch::false_text() const {
+  std::string out;
+  int shown = 0;
+  for (const std::string& line : false_) {
+    if (shown++ == 5) return out + "...";
+    out += line + "; ";
+  }
+  return out;
+}
+
+std::optional<double> converge(const Fleet& fleet, const std::vector<std::uint32_t>& nodes,
+                               Clock::duration limit) {
+  const auto start = Clock::now();
+  using Held = std::map<std::string, std::pair<std::uint64_t, std::string>>;  // origin -> seq, fp
+  auto held_at = [&](std::uint32_t node) -> std::optional<Held> {
+    auto list = fleet.get(node, "/v1/mesh/records");
+    if (!list) return std::nullopt;
+    Held held;
+    for (const auto& r : *list) {
+      held[r.at("kind").get<std::string>() + "/" + r.at("origin").get<std::string>()] = {
+          r.at("seq").get<std::uint64_t>(), r.at("fingerprint").get<std::string>()};
+    }
+    return held;
+  };
+  std::map<std::string, std::uint64_t> newest;
+  for (std::uint32_t node : nodes) {
+    if (auto held = held_at(node)) {
+      for (const auto& [origin, record] : *held) newest[origin] = std::max(newest[origin], record.first);
+    }
+  }
+  const auto deadline = start + limit;
+  for (;;) {
+    bool done = !newest.empty();
+    std::map<std::pair<std::string, std::uint64_t>, std::string> seen;
+    for (std::uint32_t node : nodes) {
+      const auto held = held_at(node);
+      if (!held) {
+        done = false;
+        break;
+      }
+      for (const auto& [origin, seq] : newest) {
+        auto it = held->find(origin);
+        if (it == held->end() || it->second.first < seq) done = false;
+      }
+      for (const auto& [origin, record] : *held) {
+        auto [at, fresh] = seen.try_emplace({origin, record.first}, record.second);
+        if (!fresh && at->second != record.second) done = false;
+      }
+    }
+    if (done) return since_s(start);
+    if (Clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
+}  // namespace mesh::test::e2e

@@ -1,0 +1,72 @@
+// Watching a scenario through the API of every running node: when the
+// expected state appeared at each node, and every false verdict on the way
+// (a server shown in a state the scenario does not allow, at any node).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/fleet.h"
+
+namespace mesh::test::e2e {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::seconds;
+
+class Watch {
+ public:
+  // Watches `nodes`; the fault's clock starts now.
+  Watch(const Fleet& fleet, std::vector<std::uint32_t> nodes);
+
+  // `server` may show these statuses besides ok without it being false.
+  void allow(const ServerId& server, std::set<std::string> statuses);
+  void allow_everywhere(std::set<std::string> statuses) { allowed_any_ = std::move(statuses); }
+  // Node `node` may show these statuses for any server: a node that has
+  // just started shows no_data until the fleet's fresh reports reach it.
+  void allow_at(std::uint32_t node, std::set<std::string> statuses) { allowed_at_[node] = std::move(statuses); }
+  // Restarts the fault's clock (time to verdict counts from here).
+  void restart_clock() { start_ = Clock::now(); }
+
+  // Polls every node every 500 ms until `done(node, servers)` holds at every
+  // node (the first time at each is kept), for at most `limit`.
+  using Done = std::function<bool(std::uint32_t node, const ServerMap& servers)>;
+  bool until(const Done& done, Clock::duration limit);
+  // Polls for `duration`, looking for false verdicts only.
+  void hold(Clock::duration duration);
+
+  // Seconds from the fault to the slowest node's first `done` (nullopt
+  // before every node got there).
+  std::optional<double> slowest_s() const;
+  // Each node's first `done`, in seconds from the fault.
+  const std::map<std::uint32_t, double>& reached_s() const { return reached_s_; }
+  std::size_t false_verdicts() const { return false_.size(); }
+  // "n3 at n7: unreachable", the first few, for messages.
+  std::string false_text() const;
+
+ private:
+  void sweep(const Done* done);
+
+  const Fleet& fleet_;
+  std::vector<std::uint32_t> nodes_;
+  Clock::time_point start_;
+  std::map<ServerId, std::set<std::string>> allowed_;
+  std::set<std::string> allowed_any_;
+  std::map<std::uint32_t, std::set<std::string>> allowed_at_;
+  std::map<std::uint32_t, double> reached_s_;
+  std::set<std::string> false_;  // "server at node: status"
+};
+
+// Until every node in `nodes` holds every origin at a seq at least as new
+// as any of them held at the call, with one fingerprint per (origin, seq)
+// (GET /v1/mesh/records): records in flight land, none is lost. Seconds it
+// took, or nullopt after `limit`.
+std::optional<double> converge(const Fleet& fleet, const std::vector<std::uint32_t>& nodes,
+                               Clock::duration limit);
+
+}  // namespace mesh::test::e2e
