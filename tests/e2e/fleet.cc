@@ -11,18 +11,13 @@
 #include "node/api/tokens.h"
 #include "record/envelope.h"
 #include "tests/node/http_client.h"
+#include "tests/tools/fleet_programs.h"
 
 namespace mesh::test::e2e {
 namespace {
 
-const std::string kMeshnode = MESHNODE_BINARY_DIR "/node/meshnode";
-const std::string kStandin = MESHNODE_BINARY_DIR "/tools/standin/meshnode-standin";
-const char* kCountries[] = {"DE", "NL", "FI"};
-
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out.good()) throw std::runtime_error("cannot write " + path);
+  if (!write_text_file(path, text)) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace
@@ -35,7 +30,7 @@ Fleet::Fleet(std::uint32_t count, const Parameters& params, const std::string& d
   roster_.params = params;
   roster_.routes = {Route{"all", "Every server"}, Route{"first", "The first of each country"}};
   for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint32_t node = add_node(kCountries[i % 3]);
+    const std::uint32_t node = add_node(kFleetCountries[i % 3]);
     ServerEntry server;
     server.id = ids_[node];
     server.country = countries_[node];
@@ -154,7 +149,7 @@ void Fleet::stop_node(std::uint32_t i) {
 void Fleet::start_listener(std::uint32_t i) {
   const std::string log = spawn_log(i, "standin");
   listeners_[i] = std::make_unique<SpawnedProcess>(
-      net_.in_host(i, {kStandin, "listen", "--address", address(i) + ":" + std::to_string(kListenerPort),
+      net_.in_host(i, {kStandinProgram, "listen", "--address", address(i) + ":" + std::to_string(kListenerPort),
                        "--block-file", dir_ + "/" + ids_[i] + "/blocks"}),
       log, log);
   if (!wait_for_port(address(i), kListenerPort, std::chrono::seconds(10))) {
@@ -165,14 +160,14 @@ void Fleet::start_listener(std::uint32_t i) {
 void Fleet::start_service(std::uint32_t i) {
   const std::string log = spawn_log(i, "service");
   services_[i] = std::make_unique<SpawnedProcess>(
-      net_.in_host(i, {kStandin, "service", "--name", "vpn-e2e-" + ids_[i]}), log, log);
+      net_.in_host(i, {kStandinProgram, "service", "--name", "vpn-e2e-" + ids_[i]}), log, log);
 }
 void Fleet::stop_service(std::uint32_t i) { services_[i].reset(); }
 
 void Fleet::start_daemon(std::uint32_t i) {
   const std::string log = log_path(i);
   daemons_[i] = std::make_unique<SpawnedProcess>(
-      net_.in_host(i, {kMeshnode, "--config", dir_ + "/" + ids_[i] + "/meshnode.toml"}), log, log);
+      net_.in_host(i, {kMeshnodeProgram, "--config", dir_ + "/" + ids_[i] + "/meshnode.toml"}), log, log);
 }
 
 void Fleet::stop_daemon(std::uint32_t i) {

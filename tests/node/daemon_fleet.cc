@@ -16,19 +16,12 @@
 #include "storage/store.h"
 #include "storage/txn.h"
 #include "tests/node/net_util.h"
+#include "tests/tools/fleet_programs.h"
 
 namespace mesh::test {
 namespace {
 
-const std::string kMeshnode = MESHNODE_BINARY_DIR "/node/meshnode";
-const std::string kStandin = MESHNODE_BINARY_DIR "/tools/standin/meshnode-standin";
-const char* kCountries[] = {"DE", "NL", "FI"};
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  REQUIRE(out.good());
-}
+void write_file(const std::string& path, const std::string& text) { REQUIRE(write_text_file(path, text)); }
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -77,7 +70,7 @@ DaemonFleet::DaemonFleet(std::uint32_t count, std::uint32_t subnet, const Parame
     REQUIRE(write_secret_key_file(dir() + "/" + ids_[i] + "/node.key", keys_[i].secret_key).ok());
     ServerEntry server;
     server.id = ids_[i];
-    server.country = kCountries[i % 3];
+    server.country = kFleetCountries[i % 3];
     server.probe = Endpoint{address(i), listener_port_};
     server.sni = "www." + ids_[i] + ".test.example";
     server.gossip = Endpoint{address(i), gossip_port_};
@@ -142,7 +135,7 @@ void DaemonFleet::start_all() {
 void DaemonFleet::start_daemon(std::uint32_t i) {
   const std::string log = dir() + "/" + ids_[i] + "/meshnode.log";
   daemons_[i] = std::make_unique<SpawnedProcess>(
-      std::vector<std::string>{kMeshnode, "--config", config_path(i)}, log, log);
+      std::vector<std::string>{kMeshnodeProgram, "--config", config_path(i)}, log, log);
 }
 
 std::optional<int> DaemonFleet::stop_daemon(std::uint32_t i, std::chrono::milliseconds timeout) {
@@ -160,7 +153,7 @@ void DaemonFleet::signal_daemon(std::uint32_t i, int signal) { daemons_[i]->sign
 void DaemonFleet::start_listener(std::uint32_t i) {
   const std::string log = dir() + "/" + ids_[i] + "/standin.log";
   listeners_[i] = std::make_unique<SpawnedProcess>(
-      std::vector<std::string>{kStandin, "listen", "--address",
+      std::vector<std::string>{kStandinProgram, "listen", "--address",
                                address(i) + ":" + std::to_string(listener_port_), "--block-file",
                                dir() + "/" + ids_[i] + "/blocks"},
       log, log);
@@ -179,7 +172,7 @@ void DaemonFleet::start_service(std::uint32_t i) {
   const std::string log = dir() + "/" + ids_[i] + "/standin.log";
   const std::string name = "vpn-t" + std::to_string(subnet_) + "-" + ids_[i];
   services_[i] = std::make_unique<SpawnedProcess>(
-      std::vector<std::string>{kStandin, "service", "--name", name}, log, log);
+      std::vector<std::string>{kStandinProgram, "service", "--name", name}, log, log);
 }
 void DaemonFleet::stop_service(std::uint32_t i) { services_[i].reset(); }
 
