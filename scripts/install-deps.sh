@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages meshnode needs to build and test, only the
 # ones that are missing. Uses apt-get directly as root, through sudo otherwise.
-# `install-deps.sh bench` adds what `make bench` needs besides (wrk, nginx).
+# `install-deps.sh bench` adds what `make bench` needs besides (wrk, nginx);
+# `install-deps.sh fuzz` what `make fuzz` needs (clang and its libFuzzer and
+# sanitizer runtimes).
 set -euo pipefail
 
 packages=(
@@ -21,6 +23,10 @@ command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 # bench/api_bench.sh: wrk against the API and against nginx serving the same JSON.
 [ "${1:-}" = bench ] && packages+=(wrk nginx-light)
+# tests/fuzz: clang++-14 with -fsanitize=fuzzer,address,undefined. The
+# libFuzzer and sanitizer runtimes clang links are in libclang-rt-14-dev;
+# libfuzzer-14-dev is the standalone libFuzzer.a the issue names.
+[ "${1:-}" = fuzz ] && packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do
