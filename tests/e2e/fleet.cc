@@ -31,15 +31,8 @@ Fleet::Fleet(std::uint32_t count, const Parameters& params, const std::string& d
   roster_.routes = {Route{"all", "Every server"}, Route{"first", "The first of each country"}};
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint32_t node = add_node(kFleetCountries[i % 3]);
-    ServerEntry server;
-    server.id = ids_[node];
-    server.country = countries_[node];
-    server.probe = Endpoint{address(node), kListenerPort};
-    server.sni = "www." + ids_[node] + ".e2e.example";
-    server.gossip = Endpoint{address(node), kGossipPort};
-    server.key = keys_[node].public_key;
-    server.routes = node < 3 ? std::vector<std::string>{"all", "first"} : std::vector<std::string>{"all"};
-    roster_.servers.push_back(server);
+    roster_.servers.push_back(
+        entry_of(node, node < 3 ? std::vector<std::string>{"all", "first"} : std::vector<std::string>{"all"}));
   }
   write_roster_file(roster_);
 }
@@ -61,6 +54,18 @@ std::uint32_t Fleet::add_node(const std::string& country) {
   listeners_.resize(size());
   services_.resize(size());
   return i;
+}
+
+ServerEntry Fleet::entry_of(std::uint32_t i, std::vector<std::string> routes) const {
+  ServerEntry server;
+  server.id = ids_.at(i);
+  server.country = countries_.at(i);
+  server.probe = Endpoint{address(i), kListenerPort};
+  server.sni = "www." + ids_[i] + ".e2e.example";
+  server.gossip = Endpoint{address(i), kGossipPort};
+  server.key = keys_[i].public_key;
+  server.routes = std::move(routes);
+  return server;
 }
 
 std::uint32_t Fleet::index_of(const ServerId& id) const {

@@ -48,7 +48,6 @@ class Fleet {
   const std::string& dir() const { return dir_; }
   std::string data_dir(std::uint32_t i) const { return dir_ + "/" + ids_.at(i) + "/data"; }
   std::string key_file(std::uint32_t i) const { return dir_ + "/" + ids_.at(i) + "/node.key"; }
-  const PublicKey& public_key(std::uint32_t i) const { return keys_.at(i).public_key; }
   const std::string& admin_token() const { return admin_token_; }
 
   // The nodes of the current roster, and those of them whose daemon runs.
@@ -58,6 +57,8 @@ class Fleet {
 
   // A new node (host, key, config) in `country`, not yet in the roster.
   std::uint32_t add_node(const std::string& country);
+  // Node i's roster entry: its address, listener, SNI, key, `routes`.
+  ServerEntry entry_of(std::uint32_t i, std::vector<std::string> routes) const;
 
   // The roster every node starts with, and the signed record of a roster.
   const Roster& roster() const { return roster_; }

@@ -149,15 +149,7 @@ TEST_CASE("11. the operator adds a server and removes one through PUT /v1/roster
   Roster next = f.roster();
   next.version = 2;
   next.servers.erase(next.servers.begin() + removed);
-  ServerEntry server;
-  server.id = f.id(added);
-  server.country = "DE";
-  server.probe = Endpoint{Fleet::address(added), kListenerPort};
-  server.sni = "www." + server.id + ".e2e.example";
-  server.gossip = Endpoint{Fleet::address(added), kGossipPort};
-  server.key = f.public_key(added);
-  server.routes = {"all"};
-  next.servers.push_back(server);
+  next.servers.push_back(f.entry_of(added, {"all"}));
   const unsigned status = f.put(0, "/v1/roster", f.sign_roster(next));
   s.expect(status == 200, "PUT /v1/roster on n1 answers 200 (got " + std::to_string(status) + ")");
   f.write_roster_file(next);  // what the new node (and any restart) starts from
