@@ -28,7 +28,7 @@ constexpr std::int64_t kDayMs = 86'400'000;
 // Ranges: wide enough for any real fleet, narrow enough that a typo (a
 // value in seconds where ms are meant, a negative number) is caught.
 const ParameterSpec kSpecs[] = {
-    MESH_PARAMETER(report_interval_ms, kSecondMs, kDayMs),
+    MESH_PARAMETER(heartbeat_interval_ms, kSecondMs, kDayMs),
     MESH_PARAMETER(stale_after_ms, kSecondMs, 7 * kDayMs),
     MESH_PARAMETER(probe_interval_ms, kSecondMs, kDayMs),
     MESH_PARAMETER(fail_streak, 1, 1000),
@@ -57,11 +57,11 @@ Status<RosterError> validate_parameters(const Parameters& params) {
                             std::to_string(spec.max));
     }
   }
-  if (params.stale_after_ms < params.report_interval_ms) {
+  if (params.stale_after_ms < params.heartbeat_interval_ms) {
     return make_error(RosterError::bad_parameter,
                       "params.stale_after_ms: " + std::to_string(params.stale_after_ms) +
-                          " is below report_interval_ms " +
-                          std::to_string(params.report_interval_ms));
+                          " is below heartbeat_interval_ms " +
+                          std::to_string(params.heartbeat_interval_ms));
   }
   return Ok{};
 }

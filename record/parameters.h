@@ -23,7 +23,7 @@ struct ParameterSpec {
 std::span<const ParameterSpec> parameter_specs();
 
 // Checks each parameter against its range, then the cross-field rule
-// stale_after_ms >= report_interval_ms. The message names the field.
+// stale_after_ms >= heartbeat_interval_ms. The message names the field.
 Status<RosterError> validate_parameters(const Parameters& params);
 
 }  // namespace mesh

@@ -50,8 +50,8 @@ struct ServerEntry {
 // evaluates with the same ones (docs/VERDICTS.md). Fractions are permille so
 // that quorum arithmetic stays in integers.
 struct Parameters {
-  DurationMs report_interval_ms = 60'000;
-  DurationMs stale_after_ms = 180'000;
+  DurationMs heartbeat_interval_ms = 300'000;
+  DurationMs stale_after_ms = 720'000;
   DurationMs probe_interval_ms = 60'000;
   std::uint32_t fail_streak = 3;
   std::uint32_t unreliable_fraction_permille = 500;

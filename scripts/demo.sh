@@ -93,7 +93,7 @@ echo "$api_token" > "$demo/panel.token" && chmod 600 "$demo/panel.token"
   echo "version = 1"
   echo
   echo "[params]"
-  echo "report_interval_ms = 3000   # demo: every 3 s (default 60 s)"
+  echo "heartbeat_interval_ms = 3000   # demo: every 3 s (default 60 s)"
   echo "probe_interval_ms = 3000"
   echo "stale_after_ms = 9000"
   echo "fail_streak = 3"
@@ -137,7 +137,7 @@ listen = "$(addr "$id"):$gossip_port"
 source_address = "$(addr "$id")"
 
 [probe]
-tls_every = 1            # demo: every probe a TLS handshake (default: every 10th)
+tls_every = 1            # demo: every probe a TLS handshake (default: every 7th, and after a failed TLS stage)
 connect_timeout_ms = 4000
 tls_timeout_ms = 4000
 source_address = "$(addr "$id")"

@@ -1,5 +1,7 @@
 #include "verdict/borders.h"
 
+#include <algorithm>
+
 #include "common/check.h"
 
 namespace mesh::verdict {
@@ -44,6 +46,17 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     }
     down[t] = failing >= 2 && succeeding == 0;
   }
+  // The same on its way: at least two witness results with a failure streak
+  // of any length, none getting through (a server going down, as seen
+  // before anyone's streak reaches fail_streak).
+  auto going_down = [&](std::uint32_t target) {
+    std::uint32_t reporting = 0, succeeding = 0;
+    for (std::uint32_t c = 0; c < countries; ++c) {
+      reporting += tally.reporting(target, c);
+      succeeding += tally.succeeding(target, c);
+    }
+    return reporting >= 2 && succeeding == 0;
+  };
   // O's failing result for T is the far side of T's country's border.
   auto far_side = [&](std::uint32_t observer, std::uint32_t target) {
     const std::uint32_t observer_country = fleet.country_of[observer];
@@ -53,22 +66,33 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
            j.breadth_[target_country] >= j.breadth_[observer_country];
   };
 
+  // The censor's border is the broadest: a split of the fleet makes every
+  // country turn against a few servers across it, a censor turns against
+  // many. Only the broadest border explains strain.
+  std::uint32_t broadest = 0;
+  for (std::uint32_t c = 0; c < countries; ++c) broadest = std::max(broadest, j.breadth_[c]);
   j.unreliable_.assign(servers, false);
   std::uint32_t strained = 0;
   for (std::uint32_t o = 0; o < servers; ++o) {
     if (!suspect[o] || usable[o] == nullptr) continue;
     std::uint64_t probed = 0;
     std::uint64_t own = 0;       // failures no border of its own country explains
-    std::uint64_t unshared = 0;  // of those, the ones no far side explains either
+    std::uint64_t unshared = 0;  // streaks (on their way too) nothing explains
     const std::uint32_t country = fleet.country_of[o];
     for_each_counted_result(*usable[o], params, servers, [&](const ProbeResult& result) {
       ++probed;
       const std::uint32_t t = result.target;
-      if (!is_failing(result, params) || down[t]) return;
+      if (result.fail_streak == 0) return;
       const bool abroad = country != fleet.country_of[t];
-      if (abroad && fails(country, t)) return;
-      ++own;
-      if (!(abroad && far_side(o, t))) ++unshared;
+      if (is_failing(result, params) && !down[t] && !(abroad && fails(country, t))) ++own;
+      // Strain is read from streaks on their way, as borders are: a node
+      // publishes each change at once, so across a split the first votes
+      // can arrive before the observers' other failures have grown to
+      // fail_streak; the strain must show before any vote can.
+      if (down[t] || going_down(t)) return;
+      if (abroad && turns_against(country, t) && j.breadth_[country] >= broadest) return;
+      if (abroad && far_side(o, t)) return;
+      ++unshared;
     });
     const bool counted = probed >= params.unreliable_min_targets && probed > 0;
     j.unreliable_[o] = counted && own * 1000 >= std::uint64_t{params.unreliable_fraction_permille} * probed;

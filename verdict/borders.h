@@ -66,8 +66,9 @@ class WitnessJudgement {
   std::vector<std::uint32_t> breadth_;    // [country]
 };
 
-// An observer is *strained* when failures that neither a border, its far
-// side nor a down server explains reach half the unreliable fraction. The
+// An observer is *strained* when failure streaks (of any length: failing or
+// on their way) that neither a border (on its way), its far side nor a
+// server going down explains reach half the unreliable fraction. The
 // fleet is partitioned when at least 1 / kPartitionedShareDenominator of
 // the observers with a usable view are strained (and at least two), or at
 // least 1 / kPartitionedShareDenominator of the roster's servers have no

@@ -69,6 +69,7 @@ void Agent::Impl::on_roster_changed(AgentEffects& out) {
   }
   feed_.roster_changed();
   targets_roster_.reset();  // the next tick re-plans
+  meaning_dirty_ = true;    // the view moves to the new roster's indices
 }
 
 Status<AgentError> Agent::Impl::restore_state(const StoredState& stored, UnixMs now) {
@@ -118,6 +119,7 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   pacing_targets_ = steady + static_cast<std::size_t>(
                                  (extra * static_cast<std::uint64_t>(warmup_window_ms) + roster->params.epoch_ms - 1) /
                                  static_cast<std::uint64_t>(roster->params.epoch_ms));
+  if (epoch != targets_epoch_ || roster != targets_roster_) meaning_dirty_ = true;
   targets_roster_ = roster;
   targets_epoch_ = epoch;
   targets_warmup_ = warmup;
@@ -179,14 +181,30 @@ AgentEffects Agent::on_probe_outcome(const ProbeOutcome& outcome, UnixMs now) {
   impl_->volume_.roll(now);
   impl_->record_outcome(outcome, now);
   AgentEffects out;
+  impl_->publish_if_changed(now, out);
   impl_->store_volume(out, false);
   return out;
 }
 
+// A requested self-check's result: the report is published when the
+// heartbeat is due, at once when the self-check itself flipped (a service
+// that went down is news), and otherwise when the report's meaning changed
+// and the change gap allows.
 AgentEffects Agent::on_self_check(const SelfCheckOutcome& outcome, UnixMs now) {
-  impl_->volume_.roll(now);
+  Impl& impl = *impl_;
+  impl.volume_.roll(now);
   AgentEffects out;
-  if (impl_->self_check_pending_) impl_->publish_report(outcome, now, out);
+  if (!impl.self_check_pending_) return out;
+  impl.self_check_pending_ = false;
+  const bool flipped = !impl.last_self_check_ || impl.last_self_check_->self_check != outcome.self_check;
+  impl.last_self_check_ = outcome;
+  const bool heartbeat = !impl.next_heartbeat_ms_ || now >= *impl.next_heartbeat_ms_;
+  if (flipped) impl.meaning_dirty_ = true;
+  if (heartbeat || (flipped && impl.meaning_changed(now))) {
+    impl.publish_report(outcome, now, out);
+  } else {
+    impl.publish_if_changed(now, out);
+  }
   return out;
 }
 
@@ -198,7 +216,9 @@ void Agent::on_clock_jump(DurationMs delta_ms) {
   // or probes for as long as the step, nor a step forward fire them in a burst.
   impl.schedule_.shift(delta_ms);
   if (impl.next_self_check_ms_) *impl.next_self_check_ms_ += delta_ms;
+  if (impl.next_heartbeat_ms_) *impl.next_heartbeat_ms_ += delta_ms;
   if (impl.last_report_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_report_ms_ += delta_ms;
+  if (impl.last_publish_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_publish_ms_ += delta_ms;
   if (impl.last_evaluation_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_evaluation_ms_ += delta_ms;
 }
 

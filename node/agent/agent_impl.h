@@ -14,6 +14,7 @@
 #include "node/agent/agent.h"
 #include "node/agent/clock_watch.h"
 #include "node/agent/probe_schedule.h"
+#include "node/agent/report_meaning.h"
 #include "node/agent/verdict_feed.h"
 
 namespace mesh::agent {
@@ -47,6 +48,17 @@ class Agent::Impl {
   // agent_report.cc
   void record_outcome(const ProbeOutcome& outcome, UnixMs now);
   void publish_report(const SelfCheckOutcome& outcome, UnixMs now, AgentEffects& out);
+  // The view this node's report would carry at `now`.
+  ProbeView current_view(UnixMs now);
+  // Whether the report this node would publish now means something other
+  // than the last one published (true before the first).
+  bool meaning_changed(UnixMs now);
+  // Publishes a changed meaning when change_gap() allows, with the last
+  // self-check's result.
+  void publish_if_changed(UnixMs now, AgentEffects& out);
+  // Change-driven reports are at least this far apart: a mass block turns
+  // many targets at once, a flapping one turns at every probe.
+  DurationMs change_gap() const;
   void store_streaks(AgentEffects& out, bool all);
   void store_volume(AgentEffects& out, bool exact);
 
@@ -63,11 +75,19 @@ class Agent::Impl {
   AgentCounters counters_;
   bool started_ = false;
 
-  // Reports: a self-check is requested every report_interval_ms; its result
-  // becomes the report.
+  // Reports (docs/PROTOCOL.md, "When a node reports"): a self-check every
+  // probe_interval_ms; a report when what it means changes (at most one per
+  // change_gap()), and a heartbeat report heartbeat_interval_ms after the
+  // last one otherwise.
   std::optional<UnixMs> next_self_check_ms_;
+  std::optional<UnixMs> next_heartbeat_ms_;  // set by each report published
   bool self_check_pending_ = false;
-  UnixMs last_report_ms_ = std::numeric_limits<UnixMs>::min();
+  std::optional<SelfCheckOutcome> last_self_check_;
+  std::optional<ReportMeaning> published_meaning_;
+  bool meaning_dirty_ = false;   // something that may change the meaning happened
+  bool change_pending_ = false;  // the meaning changed; waits for change_gap()
+  UnixMs last_publish_ms_ = std::numeric_limits<UnixMs>::min();  // `now` of the last one
+  UnixMs last_report_ms_ = std::numeric_limits<UnixMs>::min();   // its timestamp
 
   // Probes.
   std::uint64_t next_probe_id_ = 1;

@@ -6,6 +6,7 @@
 #include "node/agent/state_codec.h"
 #include "record/envelope.h"
 #include "record/report.h"
+#include "verdict/witnesses.h"
 
 namespace mesh::agent {
 namespace {
@@ -39,13 +40,55 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
     ++counters_.probes_unexpected;  // the target left the roster meanwhile
     return;
   }
-  ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms);
+  const verdict::TargetStreak* before = ledger_.find(outcome.target);
+  const std::uint32_t threshold = roster->params.fail_streak;
+  // The class and reason the target's result had (0: gets through).
+  auto meaning_of_streak = [&](const verdict::TargetStreak* streak) {
+    if (streak == nullptr || streak->fail_streak == 0) return std::pair<int, ProbeFailure>{0, ProbeFailure::none};
+    return std::pair<int, ProbeFailure>{static_cast<int>(class_of(streak->fail_streak, threshold)),
+                                        streak->reason};
+  };
+  const auto had = meaning_of_streak(before);
+  const verdict::TargetStreak* after =
+      ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms);
+  if (meaning_of_streak(after) != had) meaning_dirty_ = true;
   dirty_streaks_.insert(outcome.target);
   ++(outcome.failure == ProbeFailure::none ? counters_.probes_ok : counters_.probes_failed);
 }
 
+ProbeView Agent::Impl::current_view(UnixMs now) {
+  const Roster* roster = core_.roster();
+  const auto self = core_.self_index();
+  if (roster == nullptr || !self) return {};
+  return ledger_.view_for(*roster, current_targets(now), *self);
+}
+
+bool Agent::Impl::meaning_changed(UnixMs now) {
+  const Roster* roster = core_.roster();
+  if (!published_meaning_ || !last_self_check_ || roster == nullptr) return true;
+  meaning_dirty_ = false;
+  const ReportMeaning meaning = meaning_of(last_self_check_->self_check, current_view(now),
+                                           verdict::epoch_of(now, roster->params),
+                                           roster->params.fail_streak);
+  return meaning != *published_meaning_;
+}
+
+DurationMs Agent::Impl::change_gap() const {
+  const Roster* roster = core_.roster();
+  return roster == nullptr ? 0 : roster->params.probe_interval_ms / 4;
+}
+
+void Agent::Impl::publish_if_changed(UnixMs now, AgentEffects& out) {
+  if (!last_self_check_ || self_check_pending_) return;  // the self-check's result will decide
+  if (meaning_dirty_ && meaning_changed(now)) change_pending_ = true;
+  if (!change_pending_) return;
+  if (last_publish_ms_ != std::numeric_limits<UnixMs>::min() && now - last_publish_ms_ < change_gap()) {
+    return;
+  }
+  publish_report(*last_self_check_, now, out);
+}
+
 void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, AgentEffects& out) {
-  self_check_pending_ = false;
   const Roster* roster = core_.roster();
   const auto self = core_.self_index();
   if (roster == nullptr || !self) return;
@@ -62,7 +105,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   Report report;
   report.self_check = outcome.self_check;
   report.metrics = outcome.metrics;
-  report.view = ledger_.view_for(*roster, current_targets(now), *self);
+  report.view = current_view(now);
   const Bytes payload = encode_report_payload(report, timestamp);
   const std::uint64_t seq = core_.held_seq(RecordKind::report, config_.core.self).value_or(0) + 1;
   const Bytes raw = encode_signed_record(RecordKind::report, config_.core.self, seq, timestamp,
@@ -73,6 +116,12 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
     return;
   }
   last_report_ms_ = timestamp;
+  last_publish_ms_ = now;
+  next_heartbeat_ms_ = now + roster->params.heartbeat_interval_ms;
+  published_meaning_ = meaning_of(outcome.self_check, report.view,
+                                  verdict::epoch_of(now, roster->params), roster->params.fail_streak);
+  meaning_dirty_ = false;
+  change_pending_ = false;
   ++counters_.reports_published;
   for (const gossip::PersistRecord& record : published->persist) {
     if (record.kind == RecordKind::report && record.origin_index == *self) out.published = record.raw;

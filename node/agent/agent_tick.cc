@@ -8,25 +8,57 @@
 #include "verdict/evaluation.h"
 
 namespace mesh::agent {
+namespace {
 
-// A self-check every report_interval_ms; its result becomes the report.
-// The first falls at a random point of one interval after the roster
-// arrives, so nodes started together do not report in lockstep.
+bool is_tls_stage(ProbeFailure failure) {
+  return failure == ProbeFailure::tls_timeout || failure == ProbeFailure::tls_reset ||
+         failure == ProbeFailure::tls_alert || failure == ProbeFailure::tls_bad_peer;
+}
+
+// Whether the next probe of a target is a TLS handshake (docs/PROTOCOL.md,
+// "Probes"): every tls_every-th by the ledger's count; and, so that an SNI
+// block builds a failure streak at the probe interval instead of one
+// failure per tls_every probes, every probe after a failed TLS stage; and
+// the probe right after the TCP stage came back (the first success after a
+// failure), so a lifted IP block is checked the way users connect at once.
+bool wants_tls(const verdict::TargetStreak* streak, std::uint32_t tls_every) {
+  if (tls_every == 0) return false;
+  const std::uint64_t done = streak != nullptr ? streak->probes : 0;
+  if ((done + 1) % tls_every == 0) return true;
+  if (streak == nullptr) return false;
+  return is_tls_stage(streak->reason) || (streak->ok_streak == 1 && streak->probes > 1);
+}
+
+}  // namespace
+
+// A self-check every probe_interval_ms (a node looks at itself as often as
+// it probes each neighbour), the first at a random point of one interval
+// after the roster arrives, so nodes started together do not report in
+// lockstep. Its result becomes a report when the report's meaning changed
+// or the heartbeat is due (on_self_check). A change found between
+// self-checks (a probe outcome, a new epoch) is published at once with the
+// last self-check's result, at most one per change_gap().
 void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
   const Roster* roster = core_.roster();
   if (roster == nullptr || !core_.self_index()) return;
-  const DurationMs interval = roster->params.report_interval_ms;
+  const DurationMs interval = roster->params.probe_interval_ms;
   if (!next_self_check_ms_) {
     next_self_check_ms_ = now + static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(interval)));
   }
-  if (now < *next_self_check_ms_) return;
-  // Behind by more than an interval (a stalled host, a clock step): go on
-  // from now instead of catching up with a burst.
-  *next_self_check_ms_ += interval;
-  if (*next_self_check_ms_ <= now) *next_self_check_ms_ = now + interval;
-  self_check_pending_ = true;
-  out.self_check_due = true;
-  ++counters_.self_checks_requested;
+  const bool heartbeat_due = next_heartbeat_ms_ && now >= *next_heartbeat_ms_;
+  if ((now >= *next_self_check_ms_ || heartbeat_due) && !self_check_pending_) {
+    // Behind by more than an interval (a stalled host, a clock step): go on
+    // from now instead of catching up with a burst.
+    if (now >= *next_self_check_ms_) {
+      *next_self_check_ms_ += interval;
+      if (*next_self_check_ms_ <= now) *next_self_check_ms_ = now + interval;
+    }
+    self_check_pending_ = true;
+    out.self_check_due = true;
+    ++counters_.self_checks_requested;
+    return;
+  }
+  publish_if_changed(now, out);
 }
 
 void Agent::Impl::tick_probes(UnixMs now, AgentEffects& out) {
@@ -39,8 +71,7 @@ void Agent::Impl::tick_probes(UnixMs now, AgentEffects& out) {
   schedule_.for_each_due(now, [&](ScheduledTarget& target) {
     if (schedule_.in_flight() >= config_.probes_in_flight_max) return false;
     const verdict::TargetStreak* streak = ledger_.find(target.id);
-    const std::uint64_t done = streak != nullptr ? streak->probes : 0;
-    const bool tls = config_.tls_every > 0 && (done + 1) % config_.tls_every == 0;
+    const bool tls = wants_tls(streak, config_.tls_every);
     const std::uint64_t reserve = tls ? kProbeReserveTlsBytes : kProbeReserveTcpBytes;
     if (!volume_.reserve_probe(reserve)) {
       schedule_.defer(target, now + probe_interval_ms_);

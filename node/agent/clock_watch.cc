@@ -30,7 +30,7 @@ void ClockWatch::on_future_total(std::uint64_t total, UnixMs now) {
 }
 
 ClockState ClockWatch::state(UnixMs now, const Parameters& params) const {
-  const UnixMs since = now - 2 * params.report_interval_ms;
+  const UnixMs since = now - 2 * params.heartbeat_interval_ms;
   // The latest arrival age per origin inside the window.
   std::map<std::uint32_t, DurationMs> latest;
   for (const Arrival& arrival : arrivals_) {

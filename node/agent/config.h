@@ -18,9 +18,10 @@ struct AgentConfig {
   gossip::CoreConfig core;
 
   // Every tls_every-th probe of a target (by the ledger's count) is a TLS
-  // handshake with the target's SNI; the others are a bare TCP connect.
-  // 0: TCP only.
-  std::uint32_t tls_every = 10;
+  // handshake with the target's SNI, and so is every probe after a failed
+  // TLS stage and the first after a target comes back (docs/PROTOCOL.md,
+  // "Probes"); the others are a bare TCP connect. 0: TCP only.
+  std::uint32_t tls_every = 7;
   // Probes requested and not yet answered, at most. Over it, due probes
   // wait for the next tick.
   std::size_t probes_in_flight_max = 32;

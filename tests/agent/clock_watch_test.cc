@@ -10,7 +10,13 @@ namespace {
 
 constexpr UnixMs kNow = 1'767'225'600'000;
 
-Parameters params() { return Parameters{}; }  // 60 s reports, stale after 180 s, skew 30 s
+// 60 s heartbeats, stale after 180 s, skew 30 s (the arithmetic below is in them).
+Parameters params() {
+  Parameters params;
+  params.heartbeat_interval_ms = 60'000;
+  params.stale_after_ms = 180'000;
+  return params;
+}
 
 }  // namespace
 

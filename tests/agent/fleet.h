@@ -32,7 +32,7 @@ inline Roster small_roster(std::uint32_t count, std::uint32_t countries = 1,
   for (std::uint32_t i = 0; i < count; ++i) roster.servers[i].country = kCodes[i % countries];
   roster.routes.push_back(Route{"all", "All servers"});
   for (auto& server : roster.servers) server.routes = {"all"};
-  roster.params.report_interval_ms = 10'000;
+  roster.params.heartbeat_interval_ms = 10'000;
   roster.params.probe_interval_ms = 10'000;
   roster.params.stale_after_ms = 30'000;
   roster.params.fail_streak = 3;

@@ -38,7 +38,7 @@ std::string seconds_text(std::optional<double> s) {
 
 Parameters e2e_parameters() {
   Parameters params;
-  params.report_interval_ms = 2'000;
+  params.heartbeat_interval_ms = 2'000;
   params.probe_interval_ms = 2'000;
   // Not 3 intervals as by default: gossip's own timers are not scaled down
   // with the intervals. Frames leave at 1 s ticks (measured here: a report

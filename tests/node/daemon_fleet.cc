@@ -44,7 +44,7 @@ void with_store(const std::string& data_dir, Fn&& fn) {
 
 Parameters fast_parameters() {
   Parameters params;
-  params.report_interval_ms = 2'000;
+  params.heartbeat_interval_ms = 2'000;
   params.probe_interval_ms = 2'000;
   params.stale_after_ms = 6'000;
   params.fail_streak = 3;

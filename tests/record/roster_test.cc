@@ -204,23 +204,23 @@ TEST_CASE("validate_roster: every parameter's range") {
     }
     roster = test::sample_roster(3);
     spec.set(roster.params, spec.max + 1);
-    if (std::string(spec.name) == "report_interval_ms") roster.params.stale_after_ms = spec.max + 1;
+    if (std::string(spec.name) == "heartbeat_interval_ms") roster.params.stale_after_ms = spec.max + 1;
     expect_invalid(roster, RosterError::bad_parameter, std::string("params.") + spec.name);
     roster = test::sample_roster(3);
     spec.set(roster.params, spec.min);
-    if (std::string(spec.name) == "stale_after_ms") roster.params.report_interval_ms = spec.min;
+    if (std::string(spec.name) == "stale_after_ms") roster.params.heartbeat_interval_ms = spec.min;
     CHECK(validate_roster(roster).ok());
   }
   expect_invalid(
       [](Roster& r) {
-        r.params.report_interval_ms = 60'000;
+        r.params.heartbeat_interval_ms = 60'000;
         r.params.stale_after_ms = 59'999;
       },
-      RosterError::bad_parameter, "params.stale_after_ms: 59999 is below report_interval_ms");
+      RosterError::bad_parameter, "params.stale_after_ms: 59999 is below heartbeat_interval_ms");
   expect_invalid([](Roster& r) { r.params.fail_streak = 0; }, RosterError::bad_parameter,
                  "params.fail_streak: 0 is outside 1..1000");
-  expect_invalid([](Roster& r) { r.params.report_interval_ms = -5; },
-                 RosterError::bad_parameter, "params.report_interval_ms: -5");
+  expect_invalid([](Roster& r) { r.params.heartbeat_interval_ms = -5; },
+                 RosterError::bad_parameter, "params.heartbeat_interval_ms: -5");
 }
 
 namespace {

@@ -153,8 +153,8 @@ TEST_CASE("field values are checked: key, endpoints, ranges, roster rules") {
                RosterError::bad_address, "gossip '2001:db8::1:7946'");
   expect_error(std::string(kMinimal) + "[params]\nfail_streak = 0\n", RosterError::bad_parameter,
                "params.fail_streak: 0 is outside 1..1000");
-  expect_error(std::string(kMinimal) + "[params]\nreport_interval_ms = -1\n",
-               RosterError::bad_parameter, "report_interval_ms: -1");
+  expect_error(std::string(kMinimal) + "[params]\nheartbeat_interval_ms = -1\n",
+               RosterError::bad_parameter, "heartbeat_interval_ms: -1");
   expect_error(edited("country = \"DE\"", "country = \"XX\""), RosterError::bad_country,
                "server 'a-1': country 'XX' is not an ISO 3166-1 alpha-2 code");
   expect_error(edited("sni = \"www.example.com\"", "sni = \"192.0.2.9\""), RosterError::bad_sni,

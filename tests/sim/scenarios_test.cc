@@ -107,6 +107,13 @@ TEST_CASE("partition-split") {
   }
 }
 
+TEST_CASE("sni-block") {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    RunResult r = run_builtin("sni-block", {20, 5, seed, {}});
+    CHECK(r.false_verdicts == 0);
+  }
+}
+
 TEST_CASE("one-way-block") {
   for (std::uint64_t seed : {1u, 2u}) {
     RunResult r = run_builtin("one-way-block", {30, 5, seed, {}});

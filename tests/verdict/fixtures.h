@@ -50,7 +50,7 @@ ObservedReport report_probing(std::uint32_t origin, UnixMs at_ms, std::uint64_t 
 // Plays probes and reports of every powered server over virtual time:
 // each probe_interval every powered server probes exactly probe_targets()
 // (reachable() decides the outcome; a powered-off target is unreachable),
-// and each report_interval it reports its view to the Evaluator.
+// and each heartbeat_interval it reports its view to the Evaluator.
 class ProbeSim {
  public:
   explicit ProbeSim(Roster roster);

@@ -94,6 +94,28 @@ void country_block(Builder& b) {
   b.s.duration_ms = 30 * kMinute;
 }
 
+// A country (the last one) resets TLS handshakes carrying the SNI of two
+// servers of the first (a DPI box; TCP connects and gossip pass): found by
+// the TLS probes (every tls_every-th, then every probe while the TLS stage
+// fails), so they are unreachable on every node within 10 minutes; they
+// heal after the unblock.
+void sni_block(Builder& b) {
+  const std::uint32_t blocker = b.k - 1;
+  ServerId a = b.of_country(0, 0), c = b.of_country(0, 1);
+  Event& block = b.event(5 * kMinute, EventKind::block, {a, c});
+  block.name = "sni-block";
+  block.from.countries = {b.country(blocker)};
+  block.port = BlockPort::sni;
+  b.event(20 * kMinute, EventKind::unblock).name = "sni-block";
+  b.status(a, ServerStatus::unreachable, 15 * kMinute);
+  b.status(c, ServerStatus::unreachable, 15 * kMinute);
+  b.rotation(a, b.route_of(0), false, 15 * kMinute);
+  b.status_during(b.last(), ServerStatus::ok, 5 * kMinute, 30 * kMinute);
+  b.status(a, ServerStatus::ok, 29 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 30 * kMinute;
+}
+
 // A country (the last) blocks `percent`% of the servers abroad, both ways,
 // at 5m, with 0.5% loss on every link: exactly those become unreachable
 // (its own servers stay ok: the blocked servers' failures to reach them are
@@ -211,13 +233,14 @@ void unreliable_witness(Builder& b) {
 // The agent stops (listener still up): no_data, still in rotation; back to ok after a restart.
 void agent_stop(Builder& b) {
   ServerId server = b.of_country(1, 0);
+  // Its last heartbeat goes stale stale_after_ms (12 min) after it was made.
   b.event(5 * kMinute, EventKind::stop_agent, {server});
-  b.event(15 * kMinute, EventKind::start_agent, {server});
-  b.status(server, ServerStatus::no_data, 12 * kMinute);
-  b.rotation(server, b.route_of(1), true, 12 * kMinute);
-  b.status(server, ServerStatus::ok, 20 * kMinute);
+  b.event(20 * kMinute, EventKind::start_agent, {server});
+  b.status(server, ServerStatus::no_data, 18 * kMinute);
+  b.rotation(server, b.route_of(1), true, 18 * kMinute);
+  b.status(server, ServerStatus::ok, 23 * kMinute);
   b.no_false_verdicts();
-  b.s.duration_ms = 22 * kMinute;
+  b.s.duration_ms = 24 * kMinute;
 }
 
 // The VPN service stops: unavailable and out of rotation; it heals when the service returns.
@@ -293,9 +316,9 @@ void forged_injection(Builder& b) {
 }
 
 // One clock runs 20 s ahead (within max_clock_skew_ms: nothing changes).
-// Another runs 5 minutes behind: its reports arrive already older than
-// stale_after_ms, so every other node shows it no_data (still in rotation),
-// and it refuses everyone else's records as future-dated (records_future).
+// Another runs 5 minutes behind: its reports arrive 5 minutes old, within
+// stale_after_ms (12 min), so the others still show it ok; it refuses
+// everyone else's records as future-dated (records_future).
 // A third runs 10 minutes ahead: the others refuse its reports (no_data,
 // still in rotation), and it notices that every report arrives 10 minutes
 // old, so it evaluates at the fleet's time and still shows the fleet ok
@@ -307,26 +330,29 @@ void clock_skew(Builder& b) {
   b.event(5 * kMinute, EventKind::clock_skew, {slight}).skew_ms = 20'000;
   b.event(5 * kMinute, EventKind::clock_skew, {behind}).skew_ms = -5 * kMinute;
   b.event(5 * kMinute, EventKind::clock_skew, {ahead}).skew_ms = 10 * kMinute;
-  b.event(15 * kMinute, EventKind::clock_skew, {behind}).skew_ms = 0;
-  b.event(15 * kMinute, EventKind::clock_skew, {ahead}).skew_ms = 0;
+  b.event(20 * kMinute, EventKind::clock_skew, {behind}).skew_ms = 0;
+  b.event(20 * kMinute, EventKind::clock_skew, {ahead}).skew_ms = 0;
   b.status(b.of_country(0, 0), ServerStatus::ok, 12 * kMinute);
   b.s.expectations.back().node = ahead;
   // (At a node with a correct clock: the one 5 minutes behind still holds
   // a report of `ahead` from before its skew that looks fresh to it.)
-  b.status(ahead, ServerStatus::no_data, 12 * kMinute);
+  // Their last accepted heartbeats go stale by 5m + stale_after_ms (12 min).
+  b.status(ahead, ServerStatus::no_data, 18 * kMinute);
   b.s.expectations.back().node = b.of_country(0, 1);
-  b.rotation(ahead, b.route_of(3 % b.k), true, 12 * kMinute);
+  b.rotation(ahead, b.route_of(3 % b.k), true, 18 * kMinute);
   b.s.expectations.back().node = b.of_country(0, 1);
-  b.status(slight, ServerStatus::ok, 12 * kMinute);
-  b.status(behind, ServerStatus::no_data, 12 * kMinute);
+  b.status(slight, ServerStatus::ok, 18 * kMinute);
+  b.s.expectations.back().node = b.of_country(0, 1);
+  b.status(behind, ServerStatus::ok, 18 * kMinute);
   b.s.expectations.back().exclude_server = true;
-  b.rotation(behind, b.route_of(2 % b.k), true, 12 * kMinute);
+  b.rotation(behind, b.route_of(2 % b.k), true, 18 * kMinute);
   b.s.expectations.back().exclude_server = true;
   b.counter("records_future", 1);
-  b.digests_agree(18 * kMinute, 20 * kMinute);
-  b.status(behind, ServerStatus::ok, 21 * kMinute);
+  b.digests_agree(23 * kMinute, 25 * kMinute);
+  // Fixed at 20m, it is heard again by its next heartbeat at the latest.
+  b.status(behind, ServerStatus::ok, 26 * kMinute);
   b.no_false_verdicts();
-  b.s.duration_ms = 22 * kMinute;
+  b.s.duration_ms = 27 * kMinute;
 }
 
 // The witness plan is re-drawn at 20m: a blocked server stays unreachable
@@ -372,6 +398,7 @@ const std::map<std::string, Entry>& table() {
       {"one-way-block", {30, 5, one_way_block}},
       {"unreliable-witness", {40, 5, unreliable_witness}},
       {"agent-stop", {20, 5, agent_stop}},
+      {"sni-block", {20, 5, sni_block}},
       {"service-down", {20, 5, service_down}},
       {"partition-heal", {30, 5, partition_heal}},
       {"restart-catch-up", {20, 5, restart_catch_up}},

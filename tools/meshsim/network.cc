@@ -119,12 +119,15 @@ void Network::rebuild() {
   for (const Block& block : blocks_) {
     const std::uint8_t ports = block.port == BlockPort::probe    ? kProbeBit
                                : block.port == BlockPort::gossip ? kGossipBit
+                               : block.port == BlockPort::sni    ? kSniBit
                                                                  : all;
     for (std::uint32_t a = 0; a < size_; ++a) {
       if (!block.observers[a]) continue;
       for (std::uint32_t b = 0; b < size_; ++b) {
         if (!block.targets[b] || a == b) continue;
-        if (block.connections_only) {
+        if (block.connections_only || block.port == BlockPort::sni) {
+          // A DPI box resets the handshakes its side opens (both_directions:
+          // also those opened towards it).
           refuse(a, b, ports);
           if (block.both_directions) refuse(b, a, ports);
         } else {
@@ -156,7 +159,7 @@ void Network::rebuild() {
       for (std::uint32_t s : members) {
         if (s == t) continue;
         ++others;
-        refused += probe_blocked(s, t);
+        refused += probe_blocked(s, t) || sni_blocked(s, t);
       }
       if (others > 0 && refused == others) {
         unreachable_[t] = true;

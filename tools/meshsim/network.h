@@ -37,6 +37,11 @@ class Network {
   bool gossip_blocked(std::uint32_t from, std::uint32_t to) const {
     return (blocked_[from * size_ + to] & kGossipBit) != 0;
   }
+  // True when a TLS handshake from `from` with `to`'s SNI is reset after
+  // the ClientHello (a connection can still be made).
+  bool sni_blocked(std::uint32_t from, std::uint32_t to) const {
+    return (blocked_[from * size_ + to] & kSniBit) != 0;
+  }
   const LinkSpec& link(std::uint32_t from, std::uint32_t to) const {
     return links_[link_class_[from * size_ + to]];
   }
@@ -68,6 +73,7 @@ class Network {
  private:
   static constexpr std::uint8_t kProbeBit = 1;
   static constexpr std::uint8_t kGossipBit = 2;
+  static constexpr std::uint8_t kSniBit = 4;
   struct Block {
     std::string name;
     std::vector<bool> targets;

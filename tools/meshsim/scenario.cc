@@ -35,6 +35,7 @@ const char* to_string(BlockPort port) {
     case BlockPort::all: return "all";
     case BlockPort::probe: return "probe";
     case BlockPort::gossip: return "gossip";
+    case BlockPort::sni: return "sni";
   }
   return "unknown";
 }

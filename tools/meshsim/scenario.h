@@ -85,7 +85,9 @@ const char* to_string(EventKind kind);
 
 // What a block touches: every connection, only probes (port 443), or only
 // gossip (the gossip port).
-enum class BlockPort : std::uint8_t { all, probe, gossip };
+// sni: TLS handshakes sending the target's SNI are reset after the
+// ClientHello (a DPI box); TCP connects and gossip pass.
+enum class BlockPort : std::uint8_t { all, probe, gossip, sni };
 const char* to_string(BlockPort port);
 
 struct Event {
@@ -144,7 +146,7 @@ struct Expectation {
 struct SimParams {
   DurationMs tick_interval_ms = 1'000;    // the core's tick (CoreConfig::tick_interval_ms)
   DurationMs check_interval_ms = 30'000;  // verdicts of every node are evaluated this often
-  std::uint32_t tls_every = 10;           // every Nth probe of a target is a TLS handshake
+  std::uint32_t tls_every = 7;            // every Nth probe of a target is a TLS handshake
   std::uint32_t syn_attempts = 3;         // TCP connect attempts within the probe deadline
   DurationMs probe_timeout_ms = 10'000;   // the prober's connect deadline: an unanswered probe ends then
   std::uint32_t tcp_probe_bytes = 560;    // connect + RST, both directions

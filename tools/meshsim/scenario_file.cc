@@ -342,7 +342,8 @@ Status<ScenarioError> read_event(const toml::table& table, const std::string& so
     if (name == "all") e.port = BlockPort::all;
     else if (name == "probe") e.port = BlockPort::probe;
     else if (name == "gossip") e.port = BlockPort::gossip;
-    else return r.fail(port, "port", "expected \"all\", \"probe\" (443) or \"gossip\"");
+    else if (name == "sni") e.port = BlockPort::sni;
+    else return r.fail(port, "port", "expected \"all\", \"probe\" (443), \"gossip\" or \"sni\"");
   }
   if (e.kind != EventKind::block && (table.contains("connections_only") || table.contains("port") ||
                                      table.contains("both_directions"))) {

@@ -73,7 +73,7 @@ Run::Run(const Scenario& scenario, World world, const RunOptions& options)
   open_record_of_origin_.assign(count, 0);
   DurationMs max_skew = 0;
   for (const Event& event : scenario.events) max_skew = std::max(max_skew, std::abs(event.skew_ms));
-  false_grace_ms_ = params_.stale_after_ms + params_.report_interval_ms + max_skew;
+  false_grace_ms_ = params_.stale_after_ms + params_.heartbeat_interval_ms + max_skew;
   result_.false_verdict_grace_ms = false_grace_ms_;
   result_.checked_nodes = check_nodes;
 }
@@ -230,7 +230,7 @@ void Run::run_probe(SimNode& node, const agent::ProbeRequest& request) {
   outcome.probe_id = request.probe_id;
   outcome.target = request.target;
   outcome.tls = request.tls;
-  outcome.failure = probe(node.index, target);
+  outcome.failure = probe(node.index, target, request.tls);
   outcome.wire_bytes = request.tls ? scenario_.sim.tls_probe_bytes : scenario_.sim.tcp_probe_bytes;
   node.probe_bytes += outcome.wire_bytes;
   DurationMs delay = scenario_.sim.probe_timeout_ms;
@@ -256,7 +256,7 @@ void Run::on_probe_result(SimNode& node, std::uint32_t slot) {
   apply_effects(node, node.agent->on_probe_outcome(outcome, node.clock(now_ms_)));
 }
 
-ProbeFailure Run::probe(std::uint32_t observer, std::uint32_t target) {
+ProbeFailure Run::probe(std::uint32_t observer, std::uint32_t target, bool tls) {
   const SimNode& node = nodes_[target];
   if (!node.active || !node.machine_up) return ProbeFailure::tcp_timeout;
   if (network_.probe_blocked(observer, target)) return ProbeFailure::tcp_timeout;
@@ -264,7 +264,8 @@ ProbeFailure Run::probe(std::uint32_t observer, std::uint32_t target) {
   for (std::uint32_t attempt = 0; attempt < scenario_.sim.syn_attempts; ++attempt) {
     if (network_.packet_passes(observer, target, rng_) &&
         network_.packet_passes(target, observer, rng_)) {
-      return node.listener_up ? ProbeFailure::none : ProbeFailure::tcp_refused;
+      if (!node.listener_up) return ProbeFailure::tcp_refused;
+      return tls && network_.sni_blocked(observer, target) ? ProbeFailure::tls_reset : ProbeFailure::none;
     }
   }
   return ProbeFailure::tcp_timeout;

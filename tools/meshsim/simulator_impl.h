@@ -77,7 +77,7 @@ class Run {
   void publish_record(SimNode& node, const Bytes& raw, bool track);
   void track_record(SimNode& node, const Bytes& raw);
   const std::vector<std::uint32_t>& world_indices(const Roster& roster);
-  ProbeFailure probe(std::uint32_t observer, std::uint32_t target);
+  ProbeFailure probe(std::uint32_t observer, std::uint32_t target, bool tls);
   void track_persisted(const Bytes& raw);
   std::uint32_t running_with_roster() const;
 

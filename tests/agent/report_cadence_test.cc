@@ -1,0 +1,203 @@
+// When a node reports (docs/PROTOCOL.md, "When a node reports"): a report
+// at once when its meaning changes, a heartbeat otherwise; and which probes
+// are TLS handshakes (docs/PROTOCOL.md, "Probes").
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "tests/agent/fleet.h"
+
+namespace mesh::agent::testing {
+namespace {
+
+// Probes every 10 s, heartbeats every 5 minutes, stale after 12.
+Roster cadence_roster(std::uint32_t count) {
+  Roster roster = small_roster(count);
+  roster.params.heartbeat_interval_ms = 300'000;
+  roster.params.stale_after_ms = 720'000;
+  return roster;
+}
+
+// Node 0's report as node 1 holds it, or nullopt.
+std::optional<Report> held_report(Fleet& fleet, std::uint32_t origin = 0, std::uint32_t at = 1) {
+  auto held = fleet.agent(at).core().report_of(origin);
+  if (!held || held->report == nullptr) return std::nullopt;
+  return *held->report;
+}
+
+std::optional<ProbeResult> result_for(const Report& report, std::uint32_t target) {
+  for (const ProbeResult& result : report.view.results) {
+    if (result.target == target) return result;
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("a healthy node publishes a heartbeat per heartbeat_interval_ms, not a report per self-check") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.run_for(60'000);  // the first report of each node
+  const AgentCounters before = fleet.agent(0).counters();
+  fleet.run_for(3'000'000);  // 50 minutes
+  const AgentCounters& after = fleet.agent(0).counters();
+  // A self-check every probe interval (10 s), a report every 5 minutes.
+  CHECK(after.self_checks_requested - before.self_checks_requested >= 290);
+  const auto reports = after.reports_published - before.reports_published;
+  CHECK(reports >= 9);
+  CHECK(reports <= 11);
+  // And the fleet still holds every report, fresh.
+  for (std::uint32_t origin = 0; origin < 4; ++origin) CHECK(held_report(fleet, origin).has_value());
+}
+
+TEST_CASE("a target's failure is published at once: on its way at the first, failing at fail_streak") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.run_for(120'000);
+  bool blocked = false;
+  fleet.probe_outcome = [&](std::uint32_t observer, const ProbeRequest& request) {
+    return blocked && observer == 0 && request.target == "s1" ? ProbeFailure::tcp_timeout
+                                                              : ProbeFailure::none;
+  };
+  const auto reports = fleet.agent(0).counters().reports_published;
+  blocked = true;
+  const UnixMs block_ms = fleet.now;
+  std::optional<DurationMs> on_its_way_ms, failing_ms;
+  while (fleet.now - block_ms < 120'000 && !failing_ms) {
+    fleet.step();
+    auto report = held_report(fleet);
+    auto result = report ? result_for(*report, 1) : std::nullopt;
+    if (result && result->fail_streak >= 1 && !on_its_way_ms) on_its_way_ms = fleet.now - block_ms;
+    if (result && result->fail_streak >= 3) failing_ms = fleet.now - block_ms;
+  }
+  // The first failure within a probe interval (and the change gap), the
+  // vote within fail_streak intervals: far sooner than the heartbeat.
+  REQUIRE(on_its_way_ms.has_value());
+  REQUIRE(failing_ms.has_value());
+  CHECK(*on_its_way_ms <= 10'000 + 2'000);
+  CHECK(*failing_ms <= 3 * 10'500 + 2'000);
+  // One report per class change (on its way, failing), no more.
+  CHECK(fleet.agent(0).counters().reports_published - reports == 2);
+  // Recovery is news too.
+  blocked = false;
+  const UnixMs lift_ms = fleet.now;
+  std::optional<DurationMs> recovered_ms;
+  while (fleet.now - lift_ms < 60'000 && !recovered_ms) {
+    fleet.step();
+    auto result = result_for(*held_report(fleet), 1);
+    if (result && result->fail_streak == 0) recovered_ms = fleet.now - lift_ms;
+  }
+  REQUIRE(recovered_ms.has_value());
+  CHECK(*recovered_ms <= 10'500 + 2'000 + 2'500);  // a probe interval, then the change gap
+}
+
+TEST_CASE("a streak that only grows, or a success after a success, publishes nothing") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.run_for(120'000);
+  fleet.probe_outcome = [&](std::uint32_t observer, const ProbeRequest& request) {
+    return observer == 0 && request.target == "s1" ? ProbeFailure::tcp_refused : ProbeFailure::none;
+  };
+  fleet.run_for(60'000);  // on its way, then failing: two reports
+  const auto reports = fleet.agent(0).counters().reports_published;
+  const auto self_checks = fleet.agent(0).counters().self_checks_requested;
+  fleet.run_for(200'000);  // the streak grows from ~6 to ~26: no news
+  CHECK(fleet.agent(0).counters().reports_published - reports <= 1);  // a heartbeat, at most
+  CHECK(fleet.agent(0).counters().self_checks_requested - self_checks >= 19);
+}
+
+TEST_CASE("a self-check that flips is published at once, not at the heartbeat") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.run_for(120'000);
+  bool service_down = false;
+  fleet.self_check = [&](std::uint32_t node) {
+    SelfCheck check;
+    if (node == 0 && service_down) {
+      check.service_ok = false;
+      check.reason = "service stopped";
+    }
+    return check;
+  };
+  service_down = true;
+  const UnixMs down_ms = fleet.now;
+  std::optional<DurationMs> seen_ms;
+  while (fleet.now - down_ms < 60'000 && !seen_ms) {
+    fleet.step();
+    auto report = held_report(fleet);
+    if (report && !report->self_check.service_ok) seen_ms = fleet.now - down_ms;
+  }
+  REQUIRE(seen_ms.has_value());
+  CHECK(*seen_ms <= 10'500 + 2'000);  // the next self-check, then one hop
+}
+
+TEST_CASE("many targets turning at once publish at most one report per change gap") {
+  Roster roster = cadence_roster(12);
+  Fleet fleet(12, roster);
+  fleet.run_for(120'000);
+  std::vector<UnixMs> published;
+  fleet.keep_log = true;
+  fleet.nodes[0].log.clear();
+  fleet.probe_outcome = [&](std::uint32_t observer, const ProbeRequest&) {
+    return observer == 0 ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  for (int s = 0; s < 60; ++s) {
+    fleet.step();
+    for (const AgentEffects& effects : fleet.nodes[0].log) {
+      if (effects.published) published.push_back(fleet.now);
+    }
+    fleet.nodes[0].log.clear();
+  }
+  // 11 targets at random phases cross two class boundaries each within a
+  // minute: 22 changes, reports at least probe_interval / 4 = 2.5 s apart.
+  REQUIRE(published.size() >= 3);
+  for (std::size_t k = 1; k < published.size(); ++k) CHECK(published[k] - published[k - 1] >= 2'500);
+  CHECK(published.size() <= 60'000 / 2'500 + 1);
+}
+
+TEST_CASE("a failed TLS stage makes the next probes TLS until one gets through; a TCP recovery is checked with TLS") {
+  Fleet fleet(3, small_roster(3));
+  std::vector<bool> tls;              // node 0's probes of s1: TLS or not
+  std::vector<ProbeFailure> outcome;  // and what they found
+  bool sni_blocked = false, ip_blocked = false;
+  fleet.probe_outcome = [&](std::uint32_t observer, const ProbeRequest& request) {
+    ProbeFailure failure = ProbeFailure::none;
+    if (observer == 0 && request.target == "s1") {
+      if (ip_blocked) failure = ProbeFailure::tcp_timeout;
+      else if (sni_blocked && request.tls) failure = ProbeFailure::tls_reset;
+      tls.push_back(request.tls);
+      outcome.push_back(failure);
+    }
+    return failure;
+  };
+  fleet.run_for(105'000);  // ~10 probes of s1, every 10th TLS
+  sni_blocked = true;
+  fleet.run_for(250'000);
+  // From the first TLS probe after the block on, every probe is TLS and
+  // fails: the streak grows at the probe interval.
+  std::size_t first = 0;
+  while (first < outcome.size() && outcome[first] != ProbeFailure::tls_reset) ++first;
+  REQUIRE(first < outcome.size());
+  for (std::size_t k = first; k < tls.size(); ++k) {
+    CHECK(tls[k]);
+    CHECK(outcome[k] == ProbeFailure::tls_reset);
+  }
+  CHECK(fleet.agent(0).ledger().find("s1")->fail_streak >= 3);
+  // The SNI block lifts: the next TLS probe gets through, the next but one
+  // is TLS too (the first success after a failure), then back to TCP.
+  sni_blocked = false;
+  std::size_t lifted = tls.size();
+  fleet.run_for(60'000);
+  REQUIRE(tls.size() >= lifted + 5);
+  CHECK(tls[lifted]);
+  CHECK(outcome[lifted] == ProbeFailure::none);
+  CHECK(std::count(tls.begin() + lifted + 2, tls.end(), true) <= 1);
+  // An IP block and its end: the first probe after TCP comes back is TLS.
+  ip_blocked = true;
+  fleet.run_for(50'000);
+  ip_blocked = false;
+  std::size_t back = tls.size();
+  fleet.run_for(30'000);
+  REQUIRE(tls.size() >= back + 2);
+  CHECK(outcome[back] == ProbeFailure::none);
+  CHECK(tls[back + 1]);
+}
+
+}  // namespace
+}  // namespace mesh::agent::testing
