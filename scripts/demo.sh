@@ -93,7 +93,7 @@ echo "$api_token" > "$demo/panel.token" && chmod 600 "$demo/panel.token"
   echo "version = 1"
   echo
   echo "[params]"
-  echo "heartbeat_interval_ms = 3000   # demo: every 3 s (default 60 s)"
+  echo "heartbeat_interval_ms = 3000   # demo: a heartbeat every 3 s (default 5 min; changes at once)"
   echo "probe_interval_ms = 3000"
   echo "stale_after_ms = 9000"
   echo "fail_streak = 3"

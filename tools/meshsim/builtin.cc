@@ -75,16 +75,17 @@ struct Builder {
   }
 };
 
-// A country (the last one) blocks two servers of the first; they become
-// unreachable on every node, then heal after the unblock.
-void country_block(Builder& b) {
+// A country (the last one) blocks two servers of the first from 5m to 20m
+// (`port`: every connection, or only TLS handshakes with their SNI); both
+// become unreachable on every node by 15m, then heal.
+void two_server_block(Builder& b, const char* name, BlockPort port) {
   const std::uint32_t blocker = b.k - 1;
   ServerId a = b.of_country(0, 0), c = b.of_country(0, 1);
   Event& block = b.event(5 * kMinute, EventKind::block, {a, c});
-  block.name = "country-block";
+  block.name = name;
   block.from.countries = {b.country(blocker)};
-  b.event(20 * kMinute, EventKind::unblock).name = "country-block";
-  b.s.snapshots = {4 * kMinute, 15 * kMinute};
+  block.port = port;
+  b.event(20 * kMinute, EventKind::unblock).name = name;
   b.status(a, ServerStatus::unreachable, 15 * kMinute);
   b.status(c, ServerStatus::unreachable, 15 * kMinute);
   b.rotation(a, b.route_of(0), false, 15 * kMinute);
@@ -94,27 +95,16 @@ void country_block(Builder& b) {
   b.s.duration_ms = 30 * kMinute;
 }
 
-// A country (the last one) resets TLS handshakes carrying the SNI of two
-// servers of the first (a DPI box; TCP connects and gossip pass): found by
-// the TLS probes (every tls_every-th, then every probe while the TLS stage
-// fails), so they are unreachable on every node within 10 minutes; they
-// heal after the unblock.
-void sni_block(Builder& b) {
-  const std::uint32_t blocker = b.k - 1;
-  ServerId a = b.of_country(0, 0), c = b.of_country(0, 1);
-  Event& block = b.event(5 * kMinute, EventKind::block, {a, c});
-  block.name = "sni-block";
-  block.from.countries = {b.country(blocker)};
-  block.port = BlockPort::sni;
-  b.event(20 * kMinute, EventKind::unblock).name = "sni-block";
-  b.status(a, ServerStatus::unreachable, 15 * kMinute);
-  b.status(c, ServerStatus::unreachable, 15 * kMinute);
-  b.rotation(a, b.route_of(0), false, 15 * kMinute);
-  b.status_during(b.last(), ServerStatus::ok, 5 * kMinute, 30 * kMinute);
-  b.status(a, ServerStatus::ok, 29 * kMinute);
-  b.no_false_verdicts();
-  b.s.duration_ms = 30 * kMinute;
+// An IP block: packets dropped, so the probes' SYNs go unanswered.
+void country_block(Builder& b) {
+  two_server_block(b, "country-block", BlockPort::all);
+  b.s.snapshots = {4 * kMinute, 15 * kMinute};
 }
+
+// An SNI block (a DPI box resets the TLS handshakes carrying their SNI; TCP
+// connects and gossip pass): found by the TLS probes (every tls_every-th,
+// then every probe while the TLS stage fails) within 10 minutes.
+void sni_block(Builder& b) { two_server_block(b, "sni-block", BlockPort::sni); }
 
 // A country (the last) blocks `percent`% of the servers abroad, both ways,
 // at 5m, with 0.5% loss on every link: exactly those become unreachable
