@@ -2,7 +2,8 @@
 # The daemon's own cost, measured on a real fleet on loopback (README,
 # "Figures"): N meshnode processes (default 30, in 5 countries) with real
 # TLS stand-in listeners and services, at the roster's DEFAULT parameters
-# (60 s reports and probes, 3 witnesses per country, every 10th probe TLS).
+# (probes every 60 s, reports on change with 5-minute heartbeats, 3 witnesses
+# per country, every 7th probe TLS up to the ServerHello).
 # After a warm-up, it samples every daemon's CPU time (utime + stime from
 # /proc/PID/stat) over a window and its RSS at the end, then stops them all
 # (SIGTERM flushes the exact volume account) and reads each node's account

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/socket_base.hpp>
 
@@ -17,6 +18,13 @@
 
 namespace mesh::node {
 namespace {
+
+// SO_RCVBUF of a TLS probe's socket: the least Linux allows (it raises 1
+// to SOCK_MIN_RCVBUF, 2304 bytes, about half of it window), so the server's
+// first flight stops after about a kilobyte: room for the ServerHello (~100
+// bytes; ~1.2 KB with a post-quantum key share, which then arrives in two
+// windows).
+constexpr int kTlsProbeReceiveBufferBytes = 1;
 
 DurationMs elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
@@ -134,11 +142,19 @@ void ProbeSession::do_connect(const tcp::endpoint& endpoint) {
       });
 }
 
-// Opens the socket and binds it to the source address when one is set.
+// Opens the socket and binds it to the source address when one is set. A
+// TLS probe reads only up to the ServerHello, so its receive buffer is made
+// small before the SYN sets the window: the server then holds back the
+// rest of its flight (its certificate chain, 1–10 KB) instead of sending
+// what the probe throws away.
 bool ProbeSession::prepare_socket(const tcp::endpoint& endpoint) {
   auto& socket = stream_.lowest_layer();
   boost::system::error_code error;
   socket.open(endpoint.protocol(), error);
+  if (!error && request_.tls) {
+    const int bytes = kTlsProbeReceiveBufferBytes;
+    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  }
   if (error || settings_.source_address.empty()) return !error;
   const auto source = boost::asio::ip::make_address(settings_.source_address, error);
   if (error) return false;
@@ -172,6 +188,8 @@ void ProbeSession::do_handshake() {
   arm_deadline(settings_.tls_timeout_ms);
   SSL* ssl = stream_.native_handle();
   if (!request_.sni.empty()) SSL_set_tlsext_host_name(ssl, request_.sni.c_str());
+  SSL_set_msg_callback(ssl, &ProbeSession::on_tls_message);
+  SSL_set_msg_callback_arg(ssl, this);
   stream_.async_handshake(boost::asio::ssl::stream_base::client,
                           [self = shared_from_this()](const boost::system::error_code& error) {
                             self->on_handshake(error);
@@ -184,6 +202,29 @@ void ProbeSession::on_handshake(const boost::system::error_code& error) {
     finish(classify_handshake_error(error));
     return;
   }
+  outcome_.handshake_ms = elapsed_ms(stage_start_);
+  finish(ProbeFailure::none);
+}
+
+// The ServerHello (or a HelloRetryRequest, which is one too) is the
+// server's answer to the ClientHello a user's app sends: a censor that
+// filters by SNI acts on the ClientHello, with a reset, a drop or an alert,
+// before any ServerHello. So the probe ends there, as a success, and
+// closes with RST: the rest of the handshake (the certificate chain, the
+// client's Finished) costs bytes and tells nothing more about the path.
+// Called inside OpenSSL's handshake step, on the strand: the end is posted,
+// so the engine finishes its step first.
+void ProbeSession::on_tls_message(int write_p, int /*version*/, int content_type, const void* buf,
+                                  std::size_t len, SSL* /*ssl*/, void* arg) {
+  if (write_p != 0 || content_type != SSL3_RT_HANDSHAKE || len == 0) return;
+  if (static_cast<const unsigned char*>(buf)[0] != SSL3_MT_SERVER_HELLO) return;
+  auto* session = static_cast<ProbeSession*>(arg);
+  boost::asio::post(session->strand_,
+                    [self = session->shared_from_this()] { self->on_server_hello(); });
+}
+
+void ProbeSession::on_server_hello() {
+  if (stage_ != Stage::handshaking) return;  // ended meanwhile (an error in the same step)
   outcome_.handshake_ms = elapsed_ms(stage_start_);
   finish(ProbeFailure::none);
 }

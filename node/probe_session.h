@@ -1,5 +1,5 @@
-// One probe in flight: resolve, connect, optional TLS handshake, abortive
-// close. Private to the prober (node/prober.cc); it includes Asio and
+// One probe in flight: resolve, connect, optional TLS handshake up to the
+// server's ServerHello, abortive close. Private to the prober (node/prober.cc); it includes Asio and
 // OpenSSL, so only .cc files include it.
 #pragma once
 
@@ -47,6 +47,10 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
   void on_connect(const boost::system::error_code& error);
   void do_handshake();
   void on_handshake(const boost::system::error_code& error);
+  // OpenSSL's message callback: a ServerHello received ends the probe.
+  static void on_tls_message(int write_p, int version, int content_type, const void* buf,
+                             std::size_t len, SSL* ssl, void* arg);
+  void on_server_hello();
   bool prepare_socket(const tcp::endpoint& endpoint);
   void finish(ProbeFailure failure);
   ProbeFailure deadline_failure() const;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages meshnode needs to build and test, only the
 # ones that are missing. Uses apt-get directly as root, through sudo otherwise.
-# `install-deps.sh bench` adds what `make bench` needs besides (wrk, nginx);
+# `install-deps.sh bench` adds what `make bench` needs besides (wrk, nginx,
+# serf);
 # `install-deps.sh fuzz` what `make fuzz` needs (clang and its libFuzzer and
 # sanitizer runtimes).
 set -euo pipefail
@@ -22,7 +23,8 @@ packages=(
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 # bench/api_bench.sh: wrk against the API and against nginx serving the same JSON.
-[ "${1:-}" = bench ] && packages+=(wrk nginx-light)
+# bench/serf_compare.sh: HashiCorp Serf beside meshnode, curl and python3 to read both.
+[ "${1:-}" = bench ] && packages+=(wrk nginx-light serf curl python3)
 # tests/fuzz: clang++-14 with -fsanitize=fuzzer,address,undefined. The
 # libFuzzer and sanitizer runtimes clang links are in libclang-rt-14-dev;
 # libfuzzer-14-dev is the standalone libFuzzer.a the issue names.

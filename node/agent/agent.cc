@@ -100,6 +100,7 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   if (roster == nullptr || !self) {
     targets_roster_.reset();
     targets_.clear();
+    assigned_.clear();
     pacing_targets_ = 0;
     return targets_;
   }
@@ -113,7 +114,9 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   targets_ = verdict::probe_targets(*current, *next, *self, now, roster->params);
   // Pacing plans for a day: the next epoch's extra targets are probed only
   // in the warm-up before each switch, so they weigh that share of a day.
-  const std::size_t steady = current->targets(*self).size();
+  assigned_ = current->targets(*self);
+  std::sort(assigned_.begin(), assigned_.end());
+  const std::size_t steady = assigned_.size();
   const std::size_t extra = targets_.size() - steady;
   const DurationMs warmup_window_ms = verdict::warmup_ms(roster->params);
   pacing_targets_ = steady + static_cast<std::size_t>(

@@ -99,6 +99,7 @@ class Agent::Impl {
   std::uint64_t targets_epoch_ = 0;
   bool targets_warmup_ = false;
   std::vector<std::uint32_t> targets_;
+  std::vector<std::uint32_t> assigned_;  // of targets_, the current epoch's (sorted)
   // The targets the volume pacing plans for: the current epoch's, plus the
   // next epoch's extra ones weighted by the share of a day they are probed.
   std::size_t pacing_targets_ = 0;

@@ -49,9 +49,11 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
                                         streak->reason};
   };
   const auto had = meaning_of_streak(before);
+  const bool first = before == nullptr;
   const verdict::TargetStreak* after =
       ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms);
-  if (meaning_of_streak(after) != had) meaning_dirty_ = true;
+  // A target's first result, or a new class or reason, may be news.
+  if (first || meaning_of_streak(after) != had) meaning_dirty_ = true;
   dirty_streaks_.insert(outcome.target);
   ++(outcome.failure == ProbeFailure::none ? counters_.probes_ok : counters_.probes_failed);
 }
@@ -67,8 +69,9 @@ bool Agent::Impl::meaning_changed(UnixMs now) {
   const Roster* roster = core_.roster();
   if (!published_meaning_ || !last_self_check_ || roster == nullptr) return true;
   meaning_dirty_ = false;
-  const ReportMeaning meaning = meaning_of(last_self_check_->self_check, current_view(now),
-                                           verdict::epoch_of(now, roster->params),
+  const ProbeView view = current_view(now);  // (re)plans: assigned_ is now's
+  const ReportMeaning meaning = meaning_of(last_self_check_->self_check, view,
+                                           verdict::epoch_of(now, roster->params), assigned_,
                                            roster->params.fail_streak);
   return meaning != *published_meaning_;
 }
@@ -119,7 +122,8 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   last_publish_ms_ = now;
   next_heartbeat_ms_ = now + roster->params.heartbeat_interval_ms;
   published_meaning_ = meaning_of(outcome.self_check, report.view,
-                                  verdict::epoch_of(now, roster->params), roster->params.fail_streak);
+                                  verdict::epoch_of(now, roster->params), assigned_,
+                                  roster->params.fail_streak);
   meaning_dirty_ = false;
   change_pending_ = false;
   ++counters_.reports_published;

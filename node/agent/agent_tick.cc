@@ -10,6 +10,8 @@
 namespace mesh::agent {
 namespace {
 
+constexpr DurationMs kFirstSelfCheckSpreadMs = 10'000;
+
 bool is_tls_stage(ProbeFailure failure) {
   return failure == ProbeFailure::tls_timeout || failure == ProbeFailure::tls_reset ||
          failure == ProbeFailure::tls_alert || failure == ProbeFailure::tls_bad_peer;
@@ -32,9 +34,10 @@ bool wants_tls(const verdict::TargetStreak* streak, std::uint32_t tls_every) {
 }  // namespace
 
 // A self-check every probe_interval_ms (a node looks at itself as often as
-// it probes each neighbour), the first at a random point of one interval
-// after the roster arrives, so nodes started together do not report in
-// lockstep. Its result becomes a report when the report's meaning changed
+// it probes each neighbour), the first at a random point of the first
+// kFirstSelfCheckSpreadMs (or of one interval, when shorter) after the
+// roster arrives: a fleet started at once is heard from within seconds,
+// and its nodes' heartbeats do not fall in the same second. Its result becomes a report when the report's meaning changed
 // or the heartbeat is due (on_self_check). A change found between
 // self-checks (a probe outcome, a new epoch) is published at once with the
 // last self-check's result, at most one per change_gap().
@@ -43,7 +46,8 @@ void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
   if (roster == nullptr || !core_.self_index()) return;
   const DurationMs interval = roster->params.probe_interval_ms;
   if (!next_self_check_ms_) {
-    next_self_check_ms_ = now + static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(interval)));
+    const DurationMs spread = std::min(interval, kFirstSelfCheckSpreadMs);
+    next_self_check_ms_ = now + static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(spread)));
   }
   const bool heartbeat_due = next_heartbeat_ms_ && now >= *next_heartbeat_ms_;
   if ((now >= *next_self_check_ms_ || heartbeat_due) && !self_check_pending_) {

@@ -1,9 +1,11 @@
 #include "node/agent/report_meaning.h"
 
+#include <algorithm>
+
 namespace mesh::agent {
 
 ReportMeaning meaning_of(const SelfCheck& self_check, const ProbeView& view, std::uint64_t epoch,
-                         std::uint32_t fail_streak) {
+                         std::span<const std::uint32_t> assigned, std::uint32_t fail_streak) {
   ReportMeaning meaning;
   meaning.roster_version = view.roster_version;
   meaning.epoch = epoch;
@@ -11,6 +13,9 @@ ReportMeaning meaning_of(const SelfCheck& self_check, const ProbeView& view, std
   meaning.service_ok = self_check.service_ok;
   if (!self_check.listener_ok || !self_check.service_ok) meaning.reason = self_check.reason;
   for (const ProbeResult& result : view.results) {
+    if (std::binary_search(assigned.begin(), assigned.end(), result.target)) {
+      meaning.present.push_back(result.target);
+    }
     if (result.fail_streak == 0) continue;
     meaning.failing.push_back(
         TargetMeaning{result.target, class_of(result.fail_streak, fail_streak), result.reason});

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,13 +38,18 @@ struct ReportMeaning {
   bool service_ok = true;
   std::string reason;                        // the self-check's, when it fails
   std::vector<TargetMeaning> failing;        // by target; targets with fail_streak > 0
+  // The targets of the current epoch's plan the view has a result for: a
+  // witness with none is missing (VERDICTS.md rule 10), so a target's first
+  // result is news (a node just started, a roster just changed).
+  std::vector<std::uint32_t> present;
   bool operator==(const ReportMeaning&) const = default;
 };
 
 // The meaning of a report made of `self_check` and `view`, for the witness
-// plan of `epoch`, with the roster's `fail_streak` parameter.
+// plan of `epoch` in which this node's targets are `assigned` (sorted
+// roster indices), with the roster's `fail_streak` parameter.
 ReportMeaning meaning_of(const SelfCheck& self_check, const ProbeView& view, std::uint64_t epoch,
-                         std::uint32_t fail_streak);
+                         std::span<const std::uint32_t> assigned, std::uint32_t fail_streak);
 
 // The class of a streak of `fail_streak` consecutive failures (> 0), under
 // the roster's `threshold`.

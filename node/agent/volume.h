@@ -101,8 +101,8 @@ class VolumeBudget {
   std::array<std::int64_t, 60> minute_of_{};
   std::int64_t first_minute_ = -1;
   // Measured probe costs (moving averages), for pacing.
-  std::uint64_t tcp_probe_bytes_ = 560;
-  std::uint64_t tls_probe_bytes_ = 8'192;
+  std::uint64_t tcp_probe_bytes_ = 280;
+  std::uint64_t tls_probe_bytes_ = 2'400;
   DurationMs interval_ms_ = 0;
   bool tight_ = false;
   std::uint64_t frames_refused_ = 0;

@@ -65,13 +65,13 @@ TEST_CASE("when the cap is tight, probes slow down to last until midnight") {
   VolumeBudget budget;
   budget.set_cap(10'000'000);
   budget.roll(kMidnight);
-  // 100 targets every 60 s at ~1.3 KB a probe is ~190 MB a day: far over.
+  // 100 targets every 60 s at ~0.5 KB a probe is ~70 MB a day: far over.
   const DurationMs paced = budget.paced_interval(60'000, 100, 10, kMidnight);
   CHECK(paced > 60'000);
   CHECK(budget.status().tight);
   // What is left lasts the day: rounds * round cost within the cap.
   const double rounds = static_cast<double>(kDayMs) / static_cast<double>(paced);
-  CHECK(rounds * 100 * (560.0 * 9 + 8'192) / 10 <= 10'000'000 * 1.01);
+  CHECK(rounds * 100 * (280.0 * 9 + 2'400) / 10 <= 10'000'000 * 1.01);
   // With room to spare the base interval stands.
   budget.set_cap(1'000'000'000);
   CHECK(budget.paced_interval(60'000, 100, 10, kMidnight) == 60'000);

@@ -63,8 +63,26 @@ TEST_CASE("a TLS probe completes the handshake sending the request's SNI and a b
   CHECK(server.last_sni() == "cdn.example.com");
   CHECK(server.last_alpn_offered() == std::vector<std::string>{"h2", "http/1.1"});
   // The self-signed certificate was not verified, and the TLS bytes were
-  // counted: a ClientHello and a server flight with a certificate.
-  CHECK(outcome.wire_bytes > agent::tcp_connect_probe_wire_bytes() + 1'000);
+  // counted: a ClientHello and the server's answer.
+  CHECK(outcome.wire_bytes > agent::tcp_connect_probe_wire_bytes() + 300);
+}
+
+TEST_CASE("a TLS probe ends at the server's ServerHello: the certificate chain is not read") {
+  // A censor filtering by SNI acts on the ClientHello; the ServerHello says
+  // it passed. The rest of the server's flight (here ~4 KB of certificate
+  // chain) would only cost bytes: the probe's small receive window holds it
+  // back, and the probe closes with RST (docs/PROTOCOL.md, "Probes").
+  boost::asio::io_context io;
+  TestServer server(io, ServerMode::tls_large_flight);
+  const auto outcome = probe_once(io, request_to(server.port(), true));
+  CHECK(outcome.failure == ProbeFailure::none);
+  CHECK(outcome.handshake_ms >= 0);
+  CHECK(server.last_sni() == "cdn.example.com");  // it read the ClientHello
+  // The bytes the probe took in are well under the server's flight (the
+  // whole handshake with this server: 3676 bytes; stopped: about 2030).
+  INFO("wire bytes: " << outcome.wire_bytes);
+  CHECK(outcome.wire_bytes < 2'600);
+  MESSAGE("TLS probe to a 4 KB flight: " << outcome.wire_bytes << " bytes");
 }
 
 TEST_CASE("a closed port is tcp_refused") {

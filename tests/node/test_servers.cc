@@ -80,6 +80,9 @@ boost::asio::ssl::context make_server_context(TestServer* server) {
   SSL_CTX_set_tlsext_servername_callback(ctx, on_servername);
   SSL_CTX_set_tlsext_servername_arg(ctx, server);
   SSL_CTX_set_alpn_select_cb(ctx, on_alpn, server);
+  if (server->mode() == ServerMode::tls_large_flight) {
+    for (int i = 0; i < 7; ++i) SSL_CTX_add_extra_chain_cert(ctx, X509_dup(identity().certificate));
+  }
   return tls;
 }
 
@@ -133,7 +136,8 @@ void TestServer::on_accept(tcp::socket socket) {
   auto connection = std::make_shared<Connection>(std::move(socket));
   connections_.push_back(connection);
   open_max_ = std::max(open_max_, count_open());
-  if (mode_ == ServerMode::tls || mode_ == ServerMode::tls_alert) {
+  if (mode_ == ServerMode::tls || mode_ == ServerMode::tls_alert ||
+      mode_ == ServerMode::tls_large_flight) {
     serve_tls(connection);
   } else {
     serve_plain(connection);

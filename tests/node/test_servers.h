@@ -20,6 +20,7 @@ namespace mesh::test {
 
 enum class ServerMode {
   tls,                // completes the TLS handshake, records the SNI and ALPN offered
+  tls_large_flight,   // the same with a certificate chain of 8 copies (a ~4 KB server flight)
   tls_alert,          // the servername callback refuses: alert unrecognized_name
   hold,               // accepts, reads, never answers
   reset_after_hello,  // reads the ClientHello, then RST

@@ -149,8 +149,8 @@ struct SimParams {
   std::uint32_t tls_every = 7;            // every Nth probe of a target is a TLS handshake
   std::uint32_t syn_attempts = 3;         // TCP connect attempts within the probe deadline
   DurationMs probe_timeout_ms = 10'000;   // the prober's connect deadline: an unanswered probe ends then
-  std::uint32_t tcp_probe_bytes = 560;    // connect + RST, both directions
-  std::uint32_t tls_probe_bytes = 8'192;  // TLS 1.3 handshake, both directions
+  std::uint32_t tcp_probe_bytes = 280;    // connect + RST, both directions (node/agent/wire_cost.h)
+  std::uint32_t tls_probe_bytes = 2'400;  // TLS up to the ServerHello, both directions (docs/PROTOCOL.md, "Probes")
   std::size_t overlay_rings = 2;          // CoreConfig overrides
   DurationMs sync_interval_ms = 30'000;
   // Nodes whose verdicts are evaluated at checks and snapshots: 0 = all.

@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+"""meshnode beside HashiCorp Serf on the same machine, in the same run.
+
+For each fleet size N it runs N `meshnode` daemons (real TLS stand-in
+listeners and services, the roster's default parameters, 5 countries) on
+127.0.4.x, then N `serf agent`s (profile lan) on 127.0.5.x, one system at a
+time, and measures for each:
+
+  * bytes on the wire per node per day at steady state, sent + received,
+    from nftables counters on the output hook (every loopback packet passes
+    it once: `ip saddr X` is X sending, `ip daddr X` is X receiving; IP
+    packet lengths, no link header), over a window after a warm-up;
+  * RSS (VmRSS at the end of the window) and CPU seconds per minute
+    (utime + stime over the window) per process;
+  * the time until every other node sees a killed node as failed (meshnode:
+    its daemon and its listener killed, status `unreachable`; Serf: its agent
+    killed, status `failed`);
+  * a partial block (one node cut, both ways, from the nodes of one
+    country): what every node reports of it over time;
+  * (at the smallest N) the time from a fresh start until every node
+    agrees, over STARTS fresh starts (meshnode: every node shows one digest
+    holding every report; Serf: every agent lists N alive members).
+
+Prints a table and writes the figures as JSON. Needs root (nftables).
+
+  bench/serf_compare.py BUILD_DIR N [N ...]
+    WARMUP_S (180) WINDOW_S (600) STARTS (10) BLOCK_S (300) OUT (serf-compare.json)
+    SYSTEMS ("meshnode serf": either alone re-measures one side)
+"""
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+COUNTRIES = ["DE", "NL", "FR", "GB", "US"]
+WARMUP_S = int(os.environ.get("WARMUP_S", "180"))
+WINDOW_S = int(os.environ.get("WINDOW_S", "600"))
+STARTS = int(os.environ.get("STARTS", "10"))
+BLOCK_S = int(os.environ.get("BLOCK_S", "300"))
+SYSTEMS = os.environ.get("SYSTEMS", "meshnode serf").split()
+TICKS = os.sysconf("SC_CLK_TCK")
+TABLE = "mnbench"
+
+
+def sh(*args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def nft(script):
+    subprocess.run(["nft", "-f", "-"], input=script, check=True, text=True)
+
+
+# ---- nftables: per-address byte counters, and blocks ----
+
+def counters_start(addresses):
+    rules = "\n".join(
+        f'add rule inet {TABLE} out ip saddr {a} counter comment "tx {a}"\n'
+        f'add rule inet {TABLE} out ip daddr {a} counter comment "rx {a}"'
+        for a in addresses)
+    nft(f"add table inet {TABLE}\ndelete table inet {TABLE}\n"
+        f"add table inet {TABLE}\n"
+        f"add chain inet {TABLE} out {{ type filter hook output priority 0; }}\n"
+        f"add chain inet {TABLE} blocks {{ type filter hook output priority -10; }}\n"
+        f"{rules}\n")
+
+
+def counters_read():
+    """Sent + received bytes per address."""
+    listing = json.loads(sh("nft", "-j", "list", "table", "inet", TABLE))
+    totals = {}
+    for item in listing["nftables"]:
+        rule = item.get("rule")
+        if not rule or rule.get("chain") != "out":
+            continue
+        address = rule.get("comment", " ").split(" ", 1)[1]
+        for expr in rule["expr"]:
+            if "counter" in expr:
+                totals[address] = totals.get(address, 0) + expr["counter"]["bytes"]
+    return totals
+
+
+def block(node, group):
+    rules = "\n".join(f"add rule inet {TABLE} blocks ip saddr {a} ip daddr {b} drop\n"
+                      f"add rule inet {TABLE} blocks ip saddr {b} ip daddr {a} drop"
+                      for a in [node] for b in group)
+    nft(rules + "\n")
+
+
+def unblock():
+    nft(f"flush chain inet {TABLE} blocks\n")
+
+
+def counters_stop():
+    subprocess.run(["nft", "delete", "table", "inet", TABLE], capture_output=True)
+
+
+# ---- processes ----
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def stop(procs):
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def wait_until(predicate, timeout_s, every_s):
+    start = time.monotonic()
+    while time.monotonic() - start < timeout_s:
+        if predicate():
+            return time.monotonic() - start
+        time.sleep(every_s)
+    return None
+
+
+# ---- meshnode ----
+
+class MeshnodeFleet:
+    def __init__(self, build, n, work):
+        self.build, self.n, self.work = build, n, work
+        self.meshctl = f"{build}/tools/meshctl/meshctl"
+        self.addresses = [f"127.0.4.{i + 1}" for i in range(n)]
+        self.token = os.urandom(16).hex()
+        digest = sh("sha256sum", input=self.token).split()[0]
+        with open(f"{work}/api-tokens", "w") as f:
+            f.write(f"read {digest}\n")
+        operator = sh(self.meshctl, "keygen", "--out", f"{work}/operator.key").strip()
+        lines = ["version = 1", "[[routes]]", 'id = "all"', 'name = "All"']
+        for i, a in enumerate(self.addresses):
+            os.makedirs(f"{work}/n{i}", exist_ok=True)
+            key = sh(self.meshctl, "keygen", "--out", f"{work}/n{i}/node.key").strip()
+            lines += ["[[servers]]", f'id = "n{i}"', f'country = "{COUNTRIES[i % 5]}"',
+                      f'probe = "{a}:8443"', f'sni = "www.n{i}.bench.example"',
+                      f'gossip = "{a}:4716"', f'key = "{key}"', 'routes = ["all"]']
+        with open(f"{work}/roster.toml", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        sh(self.meshctl, "roster", "sign", "--key", f"{work}/operator.key", "--out",
+           f"{work}/roster.signed", f"{work}/roster.toml")
+        for i, a in enumerate(self.addresses):
+            with open(f"{work}/n{i}/meshnode.toml", "w") as f:
+                f.write(f'node_id = "n{i}"\nkey_file = "{work}/n{i}/node.key"\n'
+                        f'operator_key = "{operator}"\ndata_dir = "{work}/n{i}/data"\n'
+                        f'roster_file = "{work}/roster.signed"\n'
+                        f'[gossip]\nlisten = "{a}:4716"\nsource_address = "{a}"\n'
+                        f'[probe]\nsource_address = "{a}"\n'
+                        f'[self_check]\nservice = "process:vpn-s{i}"\n'
+                        f'[api]\nlisten = "{a}:4717"\ntoken_file = "{work}/api-tokens"\n')
+        self.standins = {}
+        self.daemons = {}
+
+    def start_standins(self):
+        standin = f"{self.build}/tools/standin/meshnode-standin"
+        for i, a in enumerate(self.addresses):
+            log = open(f"{self.work}/n{i}/standin.log", "a")
+            self.standins[i] = [
+                subprocess.Popen([standin, "listen", "--address", f"{a}:8443"], stdout=log, stderr=log),
+                subprocess.Popen([standin, "service", "--name", f"vpn-s{i}"], stdout=log, stderr=log)]
+
+    def start(self, fresh):
+        for i in range(self.n):
+            data = f"{self.work}/n{i}/data"
+            if fresh:
+                shutil.rmtree(data, ignore_errors=True)
+            os.makedirs(data, mode=0o700, exist_ok=True)
+            log = open(f"{self.work}/n{i}/meshnode.log", "a")
+            self.daemons[i] = subprocess.Popen(
+                [f"{self.build}/node/meshnode", "--config", f"{self.work}/n{i}/meshnode.toml"],
+                stdout=log, stderr=log)
+
+    def stop(self):
+        stop(list(self.daemons.values()))
+        self.daemons = {}
+
+    def stop_all(self):
+        self.stop()
+        stop([p for pair in self.standins.values() for p in pair])
+
+    def pids(self):
+        return {i: p.pid for i, p in self.daemons.items() if p.poll() is None}
+
+    def get(self, i, path):
+        request = urllib.request.Request(f"http://{self.addresses[i]}:4717{path}",
+                                         headers={"Authorization": f"Bearer {self.token}"})
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return json.load(answer)
+
+    def status_of(self, target):
+        """Each live node's status of server n<target>."""
+        seen = {}
+        for i in self.pids():
+            if i == target:
+                continue
+            try:
+                servers = self.get(i, "/v1/servers")
+                seen[i] = next(s["status"] for s in servers if s["id"] == f"n{target}")
+            except Exception:
+                seen[i] = "no answer"
+        return seen
+
+    def kill_host(self, i):
+        self.daemons[i].kill()
+        self.daemons[i].wait()
+        del self.daemons[i]
+        for p in self.standins[i]:
+            p.kill()
+            p.wait()
+
+    def agreed(self):
+        digests = set()
+        for i in self.pids():
+            try:
+                mesh = self.get(i, "/v1/mesh")
+            except Exception:
+                return False
+            if mesh.get("records", 0) < self.n + 1:  # every report and the roster
+                return False
+            digests.add(mesh.get("digest"))
+        return len(digests) == 1
+
+
+# ---- Serf ----
+
+class SerfFleet:
+    def __init__(self, n, work):
+        self.n, self.work = n, work
+        self.addresses = [f"127.0.5.{i + 1}" for i in range(n)]
+        self.agents = {}
+
+    def start(self, fresh=True):
+        for i, a in enumerate(self.addresses):
+            log = open(f"{self.work}/serf{i}.log", "a")
+            args = ["serf", "agent", f"-node=s{i}", f"-bind={a}:7946", f"-rpc-addr={a}:7373",
+                    "-log-level=warn"]
+            if i > 0:
+                args += [f"-retry-join={self.addresses[0]}:7946", "-retry-interval=1s"]
+            self.agents[i] = subprocess.Popen(args, stdout=log, stderr=log)
+            if i == 0:
+                time.sleep(1)
+
+    def stop(self):
+        stop(list(self.agents.values()))
+        self.agents = {}
+
+    def pids(self):
+        return {i: p.pid for i, p in self.agents.items() if p.poll() is None}
+
+    def members(self, i):
+        out = subprocess.run(["serf", "members", f"-rpc-addr={self.addresses[i]}:7373",
+                              "-format=json"], capture_output=True, text=True, timeout=10)
+        return {m["name"]: m["status"] for m in json.loads(out.stdout)["members"]}
+
+    def status_of(self, target):
+        seen = {}
+        for i in self.pids():
+            if i == target:
+                continue
+            try:
+                seen[i] = self.members(i).get(f"s{target}", "absent")
+            except Exception:
+                seen[i] = "no answer"
+        return seen
+
+    def kill_host(self, i):
+        self.agents[i].kill()
+        self.agents[i].wait()
+        del self.agents[i]
+
+    def agreed(self):
+        for i in self.pids():
+            try:
+                members = self.members(i)
+            except Exception:
+                return False
+            if sum(1 for s in members.values() if s == "alive") != self.n:
+                return False
+        return True
+
+
+# ---- one system at one size ----
+
+def steady_state(fleet, addresses):
+    pids = fleet.pids()
+    c0 = counters_read()
+    t0 = {i: cpu_ticks(p) for i, p in pids.items()}
+    time.sleep(WINDOW_S)
+    c1 = counters_read()
+    cpu = [(cpu_ticks(p) - t0[i]) / TICKS / (WINDOW_S / 60) for i, p in pids.items()]
+    rss = [rss_kib(p) / 1024 for p in pids.values()]
+    per_day = [(c1[a] - c0[a]) * 86400 / WINDOW_S for a in addresses]
+    return {"bytes_per_node_day": statistics.median(per_day), "bytes_per_node_day_max": max(per_day),
+            "cpu_s_per_min": statistics.median(cpu), "cpu_s_per_min_max": max(cpu),
+            "rss_mib": statistics.median(rss), "rss_mib_max": max(rss)}
+
+
+def detection(fleet, failed_word):
+    target = 0
+    fleet.kill_host(target)
+    took = wait_until(lambda: all(s == failed_word for s in fleet.status_of(target).values()),
+                      900, 5)
+    return took
+
+
+def partial_block(fleet, addresses, n):
+    target = 2  # a server of FR, cut from every server of DE (both ways)
+    group = [addresses[i] for i in range(n) if i % 5 == 0 and i != target]
+    block(addresses[target], group)
+    timeline = []
+    start = time.monotonic()
+    while time.monotonic() - start < BLOCK_S:
+        seen = fleet.status_of(target)
+        counts = {}
+        for status in seen.values():
+            counts[status] = counts.get(status, 0) + 1
+        timeline.append({"at_s": round(time.monotonic() - start), "statuses": counts})
+        time.sleep(15)
+    unblock()
+    return timeline
+
+
+def fresh_starts(fleet):
+    times = []
+    for _ in range(STARTS):
+        fleet.stop()
+        fleet.start(fresh=True)
+        took = wait_until(fleet.agreed, 600, 2)
+        times.append(took)
+    return times
+
+
+def run_system(name, fleet, addresses, n, failed_word, with_starts, setup):
+    print(f"== {name}, N = {n}: warm-up {WARMUP_S} s, window {WINDOW_S} s", flush=True)
+    counters_start(addresses)
+    try:
+        setup()
+        time.sleep(WARMUP_S)
+        result = steady_state(fleet, addresses)
+        print(f"   steady: {result}", flush=True)
+        if with_starts:
+            result["fresh_start_s"] = fresh_starts(fleet)
+            print(f"   fresh starts: {result['fresh_start_s']}", flush=True)
+            time.sleep(30)
+        result["partial_block"] = partial_block(fleet, addresses, n)
+        print(f"   partial block: {result['partial_block'][-1]}", flush=True)
+        result["detect_killed_s"] = detection(fleet, failed_word)
+        print(f"   killed node seen as {failed_word} by all after {result['detect_killed_s']} s", flush=True)
+        return result
+    finally:
+        counters_stop()
+
+
+def main():
+    if os.geteuid() != 0:
+        print("serf_compare: SKIPPED: needs root (nftables counters and blocks)")
+        return 0
+    build, sizes = sys.argv[1], [int(n) for n in sys.argv[2:]] or [10, 50, 100]
+    out = os.environ.get("OUT", "serf-compare.json")
+    results = {"machine": sh("uname", "-srm").strip(), "cores": os.cpu_count(),
+               "date": time.strftime("%Y-%m-%d"), "warmup_s": WARMUP_S, "window_s": WINDOW_S,
+               "serf_version": sh("serf", "version").splitlines()[0], "sizes": {}}
+    for n in sizes:
+        work = tempfile.mkdtemp(prefix=f"serf-compare-{n}-")
+        entry = {}
+        if "meshnode" in SYSTEMS:
+            mesh = MeshnodeFleet(build, n, work)
+            try:
+                def setup_mesh():
+                    mesh.start_standins()
+                    mesh.start(fresh=True)
+                entry["meshnode"] = run_system("meshnode", mesh, mesh.addresses, n, "unreachable",
+                                               n == min(sizes), setup_mesh)
+            finally:
+                mesh.stop_all()
+        if "serf" in SYSTEMS:
+            serf = SerfFleet(n, work)
+            try:
+                entry["serf"] = run_system("serf", serf, serf.addresses, n, "failed", n == min(sizes),
+                                           lambda: serf.start())
+            finally:
+                serf.stop()
+        shutil.rmtree(work, ignore_errors=True)
+        m, s = entry.get("meshnode", {}), entry.get("serf", {})
+        entry["ratios"] = {k: m[k] / s[k] for k in ("bytes_per_node_day", "cpu_s_per_min", "rss_mib")
+                           if s.get(k) and k in m}
+        results["sizes"][str(n)] = entry
+        with open(out, "w") as f:
+            json.dump(results, f, indent=1)
+    print()
+    print(f"{'N':>5} {'system':9} {'MB/node/day':>12} {'CPU s/min':>10} {'RSS MiB':>8} "
+          f"{'kill seen s':>11}")
+    for n, entry in results["sizes"].items():
+        for system in [name for name in ("meshnode", "serf") if name in entry]:
+            r = entry[system]
+            print(f"{n:>5} {system:9} {r['bytes_per_node_day'] / 1e6:12.1f} {r['cpu_s_per_min']:10.3f} "
+                  f"{r['rss_mib']:8.1f} {str(r['detect_killed_s']):>11}")
+        ratios = entry["ratios"]
+        print(f"{n:>5} {'ratio':9} {ratios.get('bytes_per_node_day', 0):12.2f} "
+              f"{ratios.get('cpu_s_per_min', 0):10.2f} {ratios.get('rss_mib', 0):8.2f}")
+    print(f"JSON: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    sys.exit(main())
