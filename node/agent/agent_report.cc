@@ -42,11 +42,11 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   }
   const verdict::TargetStreak* before = ledger_.find(outcome.target);
   const std::uint32_t threshold = roster->params.fail_streak;
-  // The class and reason the target's result had (0: gets through).
+  // The class and reason of a target's result (0: it gets through).
+  using Meaning = std::pair<int, ProbeFailure>;
   auto meaning_of_streak = [&](const verdict::TargetStreak* streak) {
-    if (streak == nullptr || streak->fail_streak == 0) return std::pair<int, ProbeFailure>{0, ProbeFailure::none};
-    return std::pair<int, ProbeFailure>{static_cast<int>(class_of(streak->fail_streak, threshold)),
-                                        streak->reason};
+    if (streak == nullptr || streak->fail_streak == 0) return Meaning{0, ProbeFailure::none};
+    return Meaning{static_cast<int>(class_of(streak->fail_streak, threshold)), streak->reason};
   };
   const auto had = meaning_of_streak(before);
   const bool first = before == nullptr;

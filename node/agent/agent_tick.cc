@@ -37,10 +37,11 @@ bool wants_tls(const verdict::TargetStreak* streak, std::uint32_t tls_every) {
 // it probes each neighbour), the first at a random point of the first
 // kFirstSelfCheckSpreadMs (or of one interval, when shorter) after the
 // roster arrives: a fleet started at once is heard from within seconds,
-// and its nodes' heartbeats do not fall in the same second. Its result becomes a report when the report's meaning changed
-// or the heartbeat is due (on_self_check). A change found between
-// self-checks (a probe outcome, a new epoch) is published at once with the
-// last self-check's result, at most one per change_gap().
+// and its nodes' heartbeats do not fall in the same second. Its result
+// becomes a report when the report's meaning changed or the heartbeat is
+// due (on_self_check). A change found between self-checks (a probe
+// outcome, a new epoch) is published at once with the last self-check's
+// result, at most one per change_gap().
 void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
   const Roster* roster = core_.roster();
   if (roster == nullptr || !core_.self_index()) return;

@@ -265,7 +265,8 @@ ProbeFailure Run::probe(std::uint32_t observer, std::uint32_t target, bool tls) 
     if (network_.packet_passes(observer, target, rng_) &&
         network_.packet_passes(target, observer, rng_)) {
       if (!node.listener_up) return ProbeFailure::tcp_refused;
-      return tls && network_.sni_blocked(observer, target) ? ProbeFailure::tls_reset : ProbeFailure::none;
+      if (tls && network_.sni_blocked(observer, target)) return ProbeFailure::tls_reset;
+      return ProbeFailure::none;
     }
   }
   return ProbeFailure::tcp_timeout;
