@@ -16,7 +16,7 @@
 #      connections after the TLS ClientHello (a DPI-style block).
 # Everything shown is read with meshctl from the daemons' own stores (and once
 # from a node's panel API): what they computed, not what this script expects. Short intervals come from the
-# roster (3 s reports and probes) so the whole run takes about two minutes.
+# roster (3 s heartbeats and probes) so the whole run takes about a minute.
 set -euo pipefail
 build=${1:-build/release}
 meshctl=$build/tools/meshctl/meshctl
