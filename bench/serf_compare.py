@@ -137,9 +137,36 @@ def wait_until(predicate, timeout_s, every_s):
     return None
 
 
+def kill(proc):
+    proc.kill()
+    proc.wait()
+
+
+class Fleet:
+    """What both systems share: each live node's word on one server."""
+
+    def pids(self):
+        raise NotImplementedError
+
+    def status_at(self, i, target):
+        raise NotImplementedError
+
+    def status_of(self, target):
+        """Each live node's status of server `target` ("no answer" on errors)."""
+        seen = {}
+        for i in self.pids():
+            if i == target:
+                continue
+            try:
+                seen[i] = self.status_at(i, target)
+            except Exception:
+                seen[i] = "no answer"
+        return seen
+
+
 # ---- meshnode ----
 
-class MeshnodeFleet:
+class MeshnodeFleet(Fleet):
     def __init__(self, build, n, work):
         self.build, self.n, self.work = build, n, work
         self.meshctl = f"{build}/tools/meshctl/meshctl"
@@ -208,26 +235,14 @@ class MeshnodeFleet:
         with urllib.request.urlopen(request, timeout=5) as answer:
             return json.load(answer)
 
-    def status_of(self, target):
-        """Each live node's status of server n<target>."""
-        seen = {}
-        for i in self.pids():
-            if i == target:
-                continue
-            try:
-                servers = self.get(i, "/v1/servers")
-                seen[i] = next(s["status"] for s in servers if s["id"] == f"n{target}")
-            except Exception:
-                seen[i] = "no answer"
-        return seen
+    def status_at(self, i, target):
+        servers = self.get(i, "/v1/servers")
+        return next(s["status"] for s in servers if s["id"] == f"n{target}")
 
     def kill_host(self, i):
-        self.daemons[i].kill()
-        self.daemons[i].wait()
-        del self.daemons[i]
+        kill(self.daemons.pop(i))
         for p in self.standins[i]:
-            p.kill()
-            p.wait()
+            kill(p)
 
     def agreed(self):
         digests = set()
@@ -244,7 +259,7 @@ class MeshnodeFleet:
 
 # ---- Serf ----
 
-class SerfFleet:
+class SerfFleet(Fleet):
     def __init__(self, n, work):
         self.n, self.work = n, work
         self.addresses = [f"127.0.5.{i + 1}" for i in range(n)]
@@ -273,21 +288,11 @@ class SerfFleet:
                               "-format=json"], capture_output=True, text=True, timeout=10)
         return {m["name"]: m["status"] for m in json.loads(out.stdout)["members"]}
 
-    def status_of(self, target):
-        seen = {}
-        for i in self.pids():
-            if i == target:
-                continue
-            try:
-                seen[i] = self.members(i).get(f"s{target}", "absent")
-            except Exception:
-                seen[i] = "no answer"
-        return seen
+    def status_at(self, i, target):
+        return self.members(i).get(f"s{target}", "absent")
 
     def kill_host(self, i):
-        self.agents[i].kill()
-        self.agents[i].wait()
-        del self.agents[i]
+        kill(self.agents.pop(i))
 
     def agreed(self):
         for i in self.pids():
