@@ -36,27 +36,23 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     }
   }
   // A server no witness anywhere gets through to is down (or cut off from
-  // everyone): failing it is nobody's own fault.
+  // everyone): failing it is nobody's own fault. Going down is the same on
+  // its way: at least two witness results with a failure streak of any
+  // length, none getting through (a server going down, as seen before
+  // anyone's streak reaches fail_streak). Both in one pass over servers x
+  // countries: they are read for every streak of every suspect observer.
   std::vector<bool> down(servers, false);
+  std::vector<bool> going_down(servers, false);
   for (std::uint32_t t = 0; t < servers; ++t) {
-    std::uint32_t failing = 0, succeeding = 0;
+    std::uint32_t failing = 0, reporting = 0, succeeding = 0;
     for (std::uint32_t c = 0; c < countries; ++c) {
       failing += tally.failing(t, c);
+      reporting += tally.reporting(t, c);
       succeeding += tally.succeeding(t, c);
     }
     down[t] = failing >= 2 && succeeding == 0;
+    going_down[t] = reporting >= 2 && succeeding == 0;
   }
-  // The same on its way: at least two witness results with a failure streak
-  // of any length, none getting through (a server going down, as seen
-  // before anyone's streak reaches fail_streak).
-  auto going_down = [&](std::uint32_t target) {
-    std::uint32_t reporting = 0, succeeding = 0;
-    for (std::uint32_t c = 0; c < countries; ++c) {
-      reporting += tally.reporting(target, c);
-      succeeding += tally.succeeding(target, c);
-    }
-    return reporting >= 2 && succeeding == 0;
-  };
   // O's failing result for T is the far side of T's country's border.
   auto far_side = [&](std::uint32_t observer, std::uint32_t target) {
     const std::uint32_t observer_country = fleet.country_of[observer];
@@ -89,7 +85,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
       // publishes each change at once, so across a split the first votes
       // can arrive before the observers' other failures have grown to
       // fail_streak; the strain must show before any vote can.
-      if (down[t] || going_down(t)) return;
+      if (down[t] || going_down[t]) return;
       if (abroad && turns_against(country, t) && j.breadth_[country] >= broadest) return;
       if (abroad && far_side(o, t)) return;
       ++unshared;
