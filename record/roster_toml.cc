@@ -3,6 +3,8 @@
 #include <toml++/toml.h>
 
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "record/address.h"
 #include "record/parameters.h"
@@ -60,6 +62,20 @@ Result<Endpoint, RosterError> get_endpoint(const toml::table& table, std::string
   return *endpoint;
 }
 
+// Parameters renamed since roster files could hold them: the error names
+// the new key (docs/CONFIG.md, "Roster parameters").
+constexpr std::pair<std::string_view, std::string_view> kRenamedParams[] = {
+    {"report_interval_ms", "heartbeat_interval_ms"},
+};
+
+std::string unknown_param(std::string_view key) {
+  std::string message = "unknown key '" + std::string(key) + "' in [params]";
+  for (const auto& [old_name, new_name] : kRenamedParams) {
+    if (key == old_name) message += " (renamed '" + std::string(new_name) + "')";
+  }
+  return message;
+}
+
 Status<RosterError> read_params(const toml::table& table, Parameters& params) {
   for (const auto& [key, value] : table) {
     const ParameterSpec* spec = nullptr;
@@ -67,8 +83,7 @@ Status<RosterError> read_params(const toml::table& table, Parameters& params) {
       if (key.str() == s.name) spec = &s;
     }
     if (spec == nullptr) {
-      return fail(RosterError::malformed, value,
-                  "unknown key '" + std::string(key.str()) + "' in [params]");
+      return fail(RosterError::malformed, value, unknown_param(key.str()));
     }
     if (!value.is_integer()) {
       return fail(RosterError::malformed, value,

@@ -118,6 +118,11 @@ TEST_CASE("unknown keys are errors with their line") {
                RosterError::malformed, "line 5: unknown key 'weight' in [[routes]] #1");
   expect_error(std::string(kMinimal) + "[params]\nfail_streek = 3\n", RosterError::malformed,
                "unknown key 'fail_streek' in [params]");
+  // A roster file from before reports on change names its new key.
+  expect_error(std::string(kMinimal) + "[params]\nreport_interval_ms = 60000\n",
+               RosterError::malformed,
+               "line 14: unknown key 'report_interval_ms' in [params] "
+               "(renamed 'heartbeat_interval_ms')");
 }
 
 TEST_CASE("missing fields and wrong types") {

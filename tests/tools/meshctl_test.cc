@@ -256,6 +256,8 @@ TEST_CASE("roster sign refuses every invalid roster with a clear error and write
        "key"},
       {"not toml", "version = = 1", ""},
       {"unknown field", replace("sni =", "snii = \"x\"\nsni ="), "snii"},
+      {"a parameter's old name", good + "\n[params]\nreport_interval_ms = 60000\n",
+       "unknown key 'report_interval_ms' in [params] (renamed 'heartbeat_interval_ms')"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);
