@@ -154,7 +154,22 @@ TEST_CASE("a clock_skew needs its skew; block options belong to blocks") {
   CHECK(refused(port, ScenarioError::bad_field).find("belong to a block") != std::string::npos);
   const std::string bad_port = std::string(kMinimal) +
                                "[[event]]\nat = \"1m\"\nkind = \"block\"\nservers = [\"*\"]\nfrom = [\"DE\"]\nport = \"udp\"\n";
-  CHECK(refused(bad_port, ScenarioError::bad_field).find("event.port") != std::string::npos);
+  const std::string bad_port_message = refused(bad_port, ScenarioError::bad_field);
+  CHECK(bad_port_message.find("bad.toml:11: event.port") != std::string::npos);
+  // The message lists every port a block takes, the SNI block included.
+  for (const char* name : {"\"all\"", "\"probe\" (443)", "\"gossip\"", "\"sni\""}) {
+    CAPTURE(name);
+    CHECK(bad_port_message.find(name) != std::string::npos);
+  }
+}
+
+TEST_CASE("a block with port = \"sni\" resets TLS handshakes only") {
+  auto scenario = parse_scenario(std::string(kMinimal) +
+                                     "[[event]]\nat = \"1m\"\nkind = \"block\"\n"
+                                     "servers = [\"nl\"]\nfrom = [\"RU\"]\nport = \"sni\"\n",
+                                 "ok.toml");
+  REQUIRE_MESSAGE(scenario.ok(), (scenario.ok() ? std::string() : scenario.message()));
+  CHECK(scenario->events.at(0).port == BlockPort::sni);
 }
 
 TEST_CASE("two letters are a country code in either case; blocks read their options") {
