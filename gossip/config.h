@@ -37,10 +37,15 @@ struct CoreConfig {
 
   // Timing (all driven by the `now` the shell passes in).
   DurationMs tick_interval_ms = 1'000;    // the shell calls on_tick this often
-  DurationMs ihave_timeout_ms = 3'000;    // missing after an IHAVE this long -> GRAFT
-  // IHAVE batches leave this often: fewer, fuller frames. The tree carries
-  // bodies at once; IHAVE is its repair path, so a few seconds cost little.
-  DurationMs announce_interval_ms = 5'000;
+  // Missing after an IHAVE this long -> GRAFT. One tick: a tree peer's push
+  // and a lazy peer's IHAVE leave at the same tick, so a body not there a
+  // tick after the IHAVE was lost (docs/PROTOCOL.md §4, "Why one tick").
+  DurationMs ihave_timeout_ms = 1'000;
+  // IHAVE batches leave this often. Every tick: IHAVE is the repair path of
+  // a lost push or a dead tree edge, and with reports on change a batch
+  // rarely holds more than one record, so waiting saved little and cost
+  // the tail of dissemination under loss and blocks.
+  DurationMs announce_interval_ms = 1'000;
   DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random SYNC partner this often
   DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
 
