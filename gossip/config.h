@@ -47,6 +47,13 @@ struct CoreConfig {
   // the tail of dissemination under loss and blocks.
   DurationMs announce_interval_ms = 1'000;
   DurationMs sync_interval_ms = 30'000;   // one SYNC digest to a random SYNC partner this often
+  // SYNC repairs only records at least this old (by their own timestamp):
+  // a younger one is most likely still on its way down its tree, and a SYNC
+  // copy takes it off the tree (a record that came by SYNC is only
+  // announced); IHAVE and GRAFT repair a young record meanwhile. 5 s is
+  // past the mean dissemination (4 rounds); docs/PROTOCOL.md §5 has the
+  // measurements that chose it.
+  DurationMs sync_settle_ms = 5'000;
   DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
 
   // Dissemination (Plumtree, one tree per origin over the overlay).

@@ -88,8 +88,10 @@ class GossipCore::Impl {
                   UnixMs now, Effects& effects);
   void apply_ihave(std::uint32_t from, const std::vector<Entry>& entries, bool same_version,
                    UnixMs now);
-  void apply_sync(std::uint32_t from, const std::vector<Entry>& digest);
-  void apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted);
+  void apply_sync(std::uint32_t from, const std::vector<Entry>& digest, UnixMs now);
+  void apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted, UnixMs now);
+  // A held record old enough for SYNC to repair (CoreConfig::sync_settle_ms).
+  bool settled(const StoredRecord& held, UnixMs now) const;
 
   // core_tick.cc
   void tick_grafts(UnixMs now);

@@ -77,8 +77,8 @@ void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, Unix
     return;
   }
   apply_ihave(*from, content.ihave, true, now);
-  if (content.sync) apply_sync(*from, *content.sync);
-  if (content.sync_reply) apply_sync_reply(*from, *content.sync_reply);
+  if (content.sync) apply_sync(*from, *content.sync, now);
+  if (content.sync_reply) apply_sync_reply(*from, *content.sync_reply, now);
 }
 
 void GossipCore::Impl::apply_versions(std::uint32_t from, std::uint64_t their_version, UnixMs now) {
@@ -174,7 +174,12 @@ void GossipCore::Impl::apply_ihave(std::uint32_t from, const std::vector<Entry>&
   }
 }
 
-void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& digest) {
+bool GossipCore::Impl::settled(const StoredRecord& held, UnixMs now) const {
+  return now - held.envelope.timestamp_ms >= config_.sync_settle_ms;
+}
+
+void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& digest,
+                                  UnixMs now) {
   ++counters_.syncs_received;
   std::vector<Entry> wanted;           // what the asker holds newer (or different)
   std::vector<std::pair<RecordKind, std::uint32_t>> give;  // what we hold newer (or different)
@@ -203,19 +208,22 @@ void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& 
   }
   std::size_t bytes = 0;
   for (const auto& [kind, origin] : give) {
-    bytes += store_.find(kind, origin)->envelope.raw.size();
+    const StoredRecord* held = store_.find(kind, origin);
+    if (!settled(*held, now)) continue;  // in flight down its tree
+    bytes += held->envelope.raw.size();
     if (bytes > config_.sync_reply_bytes_max) break;  // the rest on the next round
     queue_body(from, kind, origin, true);
   }
   if (!wanted.empty()) outbox_.set_sync_reply(from, std::move(wanted));
 }
 
-void GossipCore::Impl::apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted) {
+void GossipCore::Impl::apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted,
+                                        UnixMs now) {
   std::size_t bytes = 0;
   for (const Entry& entry : wanted) {
     const StoredRecord* held = store_.find(entry.kind, entry.origin);
     // Entries are our own SYNC entries echoed back: send what we hold now.
-    if (held == nullptr || held->envelope.seq < entry.seq) continue;
+    if (held == nullptr || held->envelope.seq < entry.seq || !settled(*held, now)) continue;
     bytes += held->envelope.raw.size();
     if (bytes > config_.sync_reply_bytes_max) break;
     queue_body(from, entry.kind, entry.origin, true);

@@ -140,6 +140,31 @@ TEST_CASE("the down core's own newer record flows the other way too (SYNC_REPLY)
   CHECK(holds(*net.cores[1], 0, 1));
 }
 
+TEST_CASE("SYNC leaves a record younger than sync_settle_ms to its tree, then repairs it") {
+  // Two cores SYNC each other every tick. s1 misses s0's push (the link
+  // drops s0's frames for two ticks): only SYNC can bring the record (s1 is
+  // s0's tree peer, so no IHAVE goes to it), and it does once settled.
+  Network net(2, 7, [](CoreConfig& config) {
+    config.sync_interval_ms = 1'000;
+    config.sync_settle_ms = 10'000;
+  });
+  net.load_all(signed_roster(make_roster(1, 2)));
+  net.run(3);
+  const UnixMs published = net.now;
+  net.cut = [](std::uint32_t from, std::uint32_t) { return from == 0; };
+  publish(net, 0, signed_report(0, 1, published));
+  net.run(2);
+  net.cut = nullptr;
+  while (net.now < published + 9'000) net.step();
+  CHECK_FALSE(holds(*net.cores[1], 0, 1));
+  CHECK(net.cores[1]->counters().syncs_received >= 5);
+  CHECK(net.cores[1]->counters().bodies_repair_received == 0);
+  while (net.now < published + 13'000) net.step();
+  CHECK(holds(*net.cores[1], 0, 1));
+  CHECK(net.cores[1]->counters().bodies_repair_received >= 1);
+  CHECK(net.converged());
+}
+
 TEST_CASE("a roster update published on one core spreads and removes a server everywhere") {
   Network net(4, 2);
   net.load_all(signed_roster(make_roster(1, 4)));
