@@ -162,18 +162,29 @@ void Daemon::log_status() {
   }
 }
 
-// The API's snapshot, every tick; held long-polls wake when route
-// membership moved.
+// The API's snapshot (docs/API.md, "Freshness"): at every tick while the
+// API is read (a read within kSnapshotReadersMs), at once when what the
+// verdicts show changed, and every kSnapshotIdleMs otherwise: a node nobody
+// asks does not render its whole state every second. Held long-polls wake
+// when route membership moved.
 void Daemon::publish_snapshot() {
+  const UnixMs now = wall_now();
+  if (snapshots_.take_read()) snapshot_read_ms_ = now;
   auto verdicts = agent_->verdicts();
+  const auto before = snapshots_.peek();
+  // logged_verdicts_ moves only when what an operator sees changed.
+  const bool due = before == nullptr || logged_verdicts_ != published_verdicts_ ||
+                   now - snapshot_read_ms_ <= kSnapshotReadersMs ||
+                   now - before->taken_ms >= kSnapshotIdleMs || now < before->taken_ms;
+  if (!due) return;
   if (membership_changed(indexed_verdicts_.get(), verdicts.get())) {
     ++api_index_;
     indexed_verdicts_ = verdicts;
   }
+  published_verdicts_ = logged_verdicts_;
   const TransportStats transport = transport_->stats();
-  SnapshotInputs inputs{config_.node_id, MESHNODE_VERSION, wall_now(), api_index_, agent_.get(),
+  SnapshotInputs inputs{config_.node_id, MESHNODE_VERSION, now, api_index_, agent_.get(),
                         &transport, &probe_stats_};
-  const auto before = snapshots_.latest();
   snapshots_.publish(build_api_snapshot(inputs));
   if (before == nullptr || before->index != api_index_) api_->notify();
 }

@@ -31,6 +31,11 @@ namespace mesh::node {
 
 // How often the daemon looks at its links, volume and clock for log lines.
 inline constexpr DurationMs kStatusLogIntervalMs = 10'000;
+// The API's snapshot (docs/API.md, "Freshness"): rebuilt every tick while
+// the API read one within kSnapshotReadersMs, else every kSnapshotIdleMs
+// (and at once when the verdicts an operator sees change).
+inline constexpr DurationMs kSnapshotReadersMs = 10'000;
+inline constexpr DurationMs kSnapshotIdleMs = 5'000;
 // A wall-clock step larger than this between two ticks is a jump.
 inline constexpr DurationMs kClockJumpMs = 2'000;
 // Shutdown: every step after SIGTERM finishes within this.
@@ -94,6 +99,8 @@ class Daemon {
   ProbeStats probe_stats_;
   std::uint64_t api_index_ = 0;  // X-Meshnode-Index: moves with route membership
   std::shared_ptr<const verdict::Evaluation> indexed_verdicts_;
+  std::shared_ptr<const verdict::Evaluation> published_verdicts_;  // logged_verdicts_ at the last snapshot
+  UnixMs snapshot_read_ms_ = 0;  // when the API was last seen reading a snapshot
   std::optional<std::pair<Endpoint, std::string>> self_check_target_;  // listener, SNI
 
   bool stopping_ = false;

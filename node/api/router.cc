@@ -95,6 +95,7 @@ ApiResponse json_response(std::string body, const ApiSnapshot& snapshot) {
   ApiResponse response;
   response.body = std::move(body);
   response.headers.emplace_back("X-Meshnode-Index", std::to_string(snapshot.index));
+  response.headers.emplace_back("X-Meshnode-Snapshot-Ms", std::to_string(snapshot.taken_ms));
   return response;
 }
 

@@ -32,13 +32,25 @@ class io_context;
 namespace mesh::api {
 
 // Where the daemon publishes snapshots and the API reads them, lock-free.
+// A read by the API is remembered until the daemon asks (take_read), so
+// that the daemon renders its state every tick only while someone reads it
+// (docs/API.md, "Freshness").
 class SnapshotBox {
  public:
   void publish(std::shared_ptr<const ApiSnapshot> snapshot) { latest_.store(std::move(snapshot)); }
-  std::shared_ptr<const ApiSnapshot> latest() const { return latest_.load(); }
+  // The API's read: the latest snapshot, and a note that it was read.
+  std::shared_ptr<const ApiSnapshot> latest() const {
+    if (!read_.load(std::memory_order_relaxed)) read_.store(true, std::memory_order_relaxed);
+    return latest_.load();
+  }
+  // The daemon's look: no note.
+  std::shared_ptr<const ApiSnapshot> peek() const { return latest_.load(); }
+  // True when the API read a snapshot since the last call.
+  bool take_read() { return read_.exchange(false, std::memory_order_relaxed); }
 
  private:
   std::atomic<std::shared_ptr<const ApiSnapshot>> latest_;
+  mutable std::atomic<bool> read_{false};
 };
 
 // The server's time and connection bounds (defaults: node/api/limits.h;

@@ -54,6 +54,7 @@ TEST_CASE("GET /v1/routes: servers in rotation in roster order, with the index h
   const auto decision = get("/v1/routes");
   CHECK(decision.response.status == 200);
   CHECK(header(decision.response, "X-Meshnode-Index") == "7");
+  CHECK(header(decision.response, "X-Meshnode-Snapshot-Ms") == "1700000100000");
   const Json routes = body_of(decision);
   REQUIRE(routes.size() == 2);
   CHECK(routes[0] == Json{{"id", "eu"}, {"name", "Europe"}, {"servers", {"de-1", "de-2", "nl-2"}},

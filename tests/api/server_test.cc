@@ -114,6 +114,19 @@ TEST_CASE("keep-alive: several requests on one connection, each with the index h
   CHECK(client.send(http::verb::delete_, "/v1/routes").result_int() == 405);
 }
 
+TEST_CASE("a request is noted in the snapshot box for the daemon; the daemon's peek is not") {
+  Served served;
+  (void)served.box.take_read();
+  CHECK(served.box.peek() != nullptr);
+  CHECK_FALSE(served.box.take_read());
+  Client client(served.port);
+  const Response response = client.send(http::verb::get, "/v1/routes");
+  CHECK(response.result_int() == 200);
+  CHECK(response["X-Meshnode-Snapshot-Ms"] == std::to_string(served.box.peek()->taken_ms));
+  CHECK(served.box.take_read());
+  CHECK_FALSE(served.box.take_read());  // taken: until the next request
+}
+
 TEST_CASE("headers over 8 KiB get 431, a body over the limit 413, a broken request 400; all close") {
   Served served;
   {

@@ -1,10 +1,12 @@
 // The panel API of real daemons (docs/API.md): every converged node answers
 // the same; a roster put through one node's API reaches every node; bad
 // rosters are refused with the reason; /metrics is Prometheus text that
-// promtool accepts.
+// promtool accepts; snapshots are fresh while the API is read.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -100,6 +102,33 @@ TEST_CASE("a roster PUT on one node's API reaches every node; bad ones are refus
     }
     return true;
   }, seconds(40)));
+}
+
+TEST_CASE("snapshots: at most a tick old while the API is read, at most 5 s after a quiet spell") {
+  DaemonFleet fleet(2, 54);
+  fleet.start_all();
+  INFO("logs in " << fleet.dir());
+  REQUIRE(DaemonFleet::wait([&] { return get(fleet, 0, "/v1/mesh").status == 200; }, seconds(60)));
+  auto age_ms = [](const HttpResult& result) {
+    REQUIRE_FALSE(result.snapshot_ms.empty());
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+    return now - std::stoll(result.snapshot_ms);
+  };
+  // Read every 400 ms: a new snapshot at every tick (1 s).
+  for (int i = 0; i < 8; ++i) {
+    const HttpResult mesh = get(fleet, 0, "/v1/mesh");
+    CHECK(mesh.status == 200);
+    CHECK(age_ms(mesh) <= 1'500);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  }
+  // Nobody reads for 12 s (past the 10 s readers window): a snapshot every
+  // 5 s, so the first answer is at most 5 s and a tick old ...
+  std::this_thread::sleep_for(seconds(12));
+  CHECK(age_ms(get(fleet, 0, "/v1/mesh")) <= 6'500);
+  // ... and that read brings a fresh one at the next tick.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1'500));
+  CHECK(age_ms(get(fleet, 0, "/v1/mesh")) <= 1'500);
 }
 
 TEST_CASE("GET /metrics is Prometheus text that promtool accepts") {

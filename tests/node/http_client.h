@@ -14,6 +14,7 @@ struct HttpResult {
   unsigned status = 0;  // 0: no answer (refused, reset, timed out)
   std::string body;
   std::string index;    // X-Meshnode-Index
+  std::string snapshot_ms;  // X-Meshnode-Snapshot-Ms
 };
 
 inline HttpResult http_request(const std::string& host, std::uint16_t port, boost::beast::http::verb verb,
@@ -38,7 +39,8 @@ inline HttpResult http_request(const std::string& host, std::uint16_t port, boos
   http::response<http::string_body> response;
   http::read(stream, buffer, response, error);
   if (error) return {};
-  return {response.result_int(), response.body(), std::string(response["X-Meshnode-Index"])};
+  return {response.result_int(), response.body(), std::string(response["X-Meshnode-Index"]),
+          std::string(response["X-Meshnode-Snapshot-Ms"])};
 }
 
 }  // namespace mesh::test
