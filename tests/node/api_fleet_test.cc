@@ -115,20 +115,21 @@ TEST_CASE("snapshots: at most a tick old while the API is read, at most 5 s afte
                          std::chrono::system_clock::now().time_since_epoch()).count();
     return now - std::stoll(result.snapshot_ms);
   };
-  // Read every 400 ms: a new snapshot at every tick (1 s).
+  // Read every 400 ms: a new snapshot at every tick (1 s). The bounds leave
+  // a second and a half for a loaded (sanitized, parallel) test machine.
   for (int i = 0; i < 8; ++i) {
     const HttpResult mesh = get(fleet, 0, "/v1/mesh");
     CHECK(mesh.status == 200);
-    CHECK(age_ms(mesh) <= 1'500);
+    CHECK(age_ms(mesh) <= 2'500);
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
   }
   // Nobody reads for 12 s (past the 10 s readers window): a snapshot every
-  // 5 s, so the first answer is at most 5 s and a tick old ...
+  // 5 s, so the first answer is at most 5 s and a tick old (and the slack) ...
   std::this_thread::sleep_for(seconds(12));
-  CHECK(age_ms(get(fleet, 0, "/v1/mesh")) <= 6'500);
+  CHECK(age_ms(get(fleet, 0, "/v1/mesh")) <= 8'000);
   // ... and that read brings a fresh one at the next tick.
   std::this_thread::sleep_for(std::chrono::milliseconds(1'500));
-  CHECK(age_ms(get(fleet, 0, "/v1/mesh")) <= 1'500);
+  CHECK(age_ms(get(fleet, 0, "/v1/mesh")) <= 2'500);
 }
 
 TEST_CASE("GET /metrics is Prometheus text that promtool accepts") {
