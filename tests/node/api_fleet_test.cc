@@ -140,7 +140,11 @@ TEST_CASE("GET /metrics is Prometheus text that promtool accepts") {
   DaemonFleet fleet(2, 53);
   fleet.start_all();
   INFO("logs in " << fleet.dir());
-  REQUIRE(DaemonFleet::wait([&] { return get(fleet, 0, "/v1/servers?status=ok").body.find("n2") != std::string::npos; },
+  // n2 can show ok (its own report) before n1 has probed it: wait for an ok
+  // probe in the text too (it comes from the API snapshot).
+  REQUIRE(DaemonFleet::wait([&] { return get(fleet, 0, "/v1/servers?status=ok").body.find("n2") != std::string::npos &&
+                                         get(fleet, 0, "/metrics").body.find("meshnode_probes_total{result=\"ok\"}") !=
+                                             std::string::npos; },
                             seconds(60)));
   const auto metrics = get(fleet, 0, "/metrics");
   REQUIRE(metrics.status == 200);
