@@ -54,6 +54,13 @@ struct CoreConfig {
   // past the mean dissemination (4 rounds); docs/PROTOCOL.md §5 has the
   // measurements that chose it.
   DurationMs sync_settle_ms = 5'000;
+  // A SYNC round opens with a 16-byte SUMMARY of the records up to the
+  // settle cutoff, answered by the full SYNC list only when the sets differ;
+  // but with the full list at once for this long after a sign that records
+  // go astray (a GRAFT, a useful REPAIR, a settled record a peer lacked): a
+  // node losing records then gets them in one round trip, not two
+  // (docs/PROTOCOL.md §5 has the measurements).
+  DurationMs sync_full_for_ms = 300'000;
   DurationMs roster_offer_interval_ms = 10'000;  // resend our roster to a lagging peer at most this often
 
   // Dissemination (Plumtree, one tree per origin over the overlay).

@@ -56,6 +56,7 @@ void GossipCore::Impl::on_roster_changed() {
   peers_.choose_sync_partners(config_.sync_extra_partners, rng_);
   watch_.reset(peers_.neighbours(), peers_.peers(), static_cast<std::uint32_t>(roster.servers.size()), rng_);
   pushed_by_.assign(peers_.slot_count(), std::nullopt);
+  summary_answered_ms_.assign(roster.servers.size(), -1);
   // Indices moved: queued work named old indices. SYNC repairs whatever it held.
   outbox_.clear();
   missing_.clear();
@@ -197,6 +198,9 @@ std::shared_ptr<const Roster> GossipCore::shared_roster() const {
 }
 std::optional<std::uint32_t> GossipCore::self_index() const { return impl_->self_index_; }
 Digest GossipCore::digest() const { return impl_->store_.digest(); }
+std::array<std::uint8_t, 16> GossipCore::summary(UnixMs cutoff_ms) const {
+  return impl_->store_.summary(cutoff_ms);
+}
 const Counters& GossipCore::counters() const { return impl_->counters_; }
 std::size_t GossipCore::record_count() const { return impl_->store_.size(); }
 std::vector<std::uint32_t> GossipCore::eager_peers() const { return impl_->peers_.neighbours(); }

@@ -118,6 +118,8 @@ class GossipCore {
   std::optional<std::uint32_t> self_index() const;
 
   Digest digest() const;
+  // The SUMMARY of the records held up to `cutoff_ms` (docs/PROTOCOL.md §5).
+  std::array<std::uint8_t, 16> summary(UnixMs cutoff_ms) const;
   const Counters& counters() const;
 
   // Records held: the roster (if any) plus one report per member at most.

@@ -60,6 +60,14 @@ class GossipCore::Impl {
   // which tree edge is redundant, and pruning then could cut our only link.
   std::vector<std::optional<std::uint32_t>> pushed_by_;
   std::optional<UnixMs> next_sync_ms_;
+  // SYNC rounds open with the full SYNC list rather than a SUMMARY until
+  // then: the first round, and for sync_full_for_ms after any sign that
+  // records go astray (a GRAFT sent, a useful REPAIR received, a settled
+  // record sent in answer to SYNC). docs/PROTOCOL.md §5.
+  std::optional<UnixMs> sync_full_until_;
+  void note_repair(UnixMs now) { sync_full_until_ = now + config_.sync_full_for_ms; }
+  // By roster index: when we last answered that peer's SUMMARY (-1: never).
+  std::vector<UnixMs> summary_answered_ms_;
   Bytes plaintext_;  // the frame being applied (its bodies view into it); capacity reused
   UnixMs next_announce_ms_ = 0;
 
@@ -88,6 +96,7 @@ class GossipCore::Impl {
                   UnixMs now, Effects& effects);
   void apply_ihave(std::uint32_t from, const std::vector<Entry>& entries, bool same_version,
                    UnixMs now);
+  void apply_summary(std::uint32_t from, const Summary& summary, UnixMs now);
   void apply_sync(std::uint32_t from, const std::vector<Entry>& digest, UnixMs now);
   void apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted, UnixMs now);
   // A held record old enough for SYNC to repair (CoreConfig::sync_settle_ms).

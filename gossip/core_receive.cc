@@ -77,6 +77,7 @@ void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, Unix
     return;
   }
   apply_ihave(*from, content.ihave, true, now);
+  if (content.summary) apply_summary(*from, *content.summary, now);
   if (content.sync) apply_sync(*from, *content.sync, now);
   if (content.sync_reply) apply_sync_reply(*from, *content.sync_reply, now);
 }
@@ -145,6 +146,7 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, std::optional<std::ui
     return;
   }
   ++counters_.bodies_useful;
+  if (body.repair) note_repair(now);  // it went astray on its way here
   effects.persist.push_back(persist_record(*stored));
   const Entry& entry = stored->entry;
   const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
@@ -176,6 +178,26 @@ void GossipCore::Impl::apply_ihave(std::uint32_t from, const std::vector<Entry>&
 
 bool GossipCore::Impl::settled(const StoredRecord& held, UnixMs now) const {
   return now - held.envelope.timestamp_ms >= config_.sync_settle_ms;
+}
+
+void GossipCore::Impl::apply_summary(std::uint32_t from, const Summary& summary, UnixMs now) {
+  ++counters_.summaries_received;
+  // Hashing the record set costs O(N): one answer per peer per half round,
+  // whatever a peer sends (an honest one opens a round every sync_interval_ms).
+  UnixMs& answered = summary_answered_ms_[from];
+  if (answered >= 0 && now - answered < config_.sync_interval_ms / 2) {
+    ++counters_.summaries_throttled;
+    return;
+  }
+  answered = now;
+  const auto cutoff = static_cast<UnixMs>(std::min<std::uint64_t>(summary.cutoff_ms, INT64_MAX));
+  if (store_.summary(cutoff) == summary.digest) {
+    ++counters_.summaries_matched;
+    return;
+  }
+  // The sets differ: our entries, and the asker repairs both ways (apply_sync).
+  outbox_.set_sync(from, held_entries());
+  ++counters_.syncs_sent;
 }
 
 void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& digest,
@@ -213,6 +235,7 @@ void GossipCore::Impl::apply_sync(std::uint32_t from, const std::vector<Entry>& 
     bytes += held->envelope.raw.size();
     if (bytes > config_.sync_reply_bytes_max) break;  // the rest on the next round
     queue_body(from, kind, origin, true);
+    note_repair(now);  // the asker lacked a settled record
   }
   if (!wanted.empty()) outbox_.set_sync_reply(from, std::move(wanted));
 }
@@ -227,6 +250,7 @@ void GossipCore::Impl::apply_sync_reply(std::uint32_t from, const std::vector<En
     bytes += held->envelope.raw.size();
     if (bytes > config_.sync_reply_bytes_max) break;
     queue_body(from, entry.kind, entry.origin, true);
+    note_repair(now);
   }
 }
 

@@ -1,5 +1,7 @@
 // GossipCore: timers and frames out. Everything queued since the last tick
 // leaves here, at most one sealed frame per peer.
+#include <algorithm>
+
 #include "gossip/core_impl.h"
 
 namespace mesh::gossip {
@@ -67,6 +69,7 @@ void GossipCore::Impl::tick_grafts(UnixMs now) {
     peers_.make_eager(peers_.slot_of(entry.kind, entry.origin), peer);
     outbox_.add_graft(peer, entry);
     ++counters_.grafts_sent;
+    note_repair(now);
   }
 }
 
@@ -81,8 +84,21 @@ void GossipCore::Impl::tick_sync(UnixMs now) {
   next_sync_ms_ = now + config_.sync_interval_ms;
   const auto peer = peers_.random_sync_partner(rng_);
   if (!peer) return;
-  outbox_.set_sync(*peer, held_entries());
-  ++counters_.syncs_sent;
+  const bool full = !sync_full_until_ || now < *sync_full_until_;
+  if (!sync_full_until_) sync_full_until_ = now;
+  if (full) {
+    outbox_.set_sync(*peer, held_entries());
+    ++counters_.syncs_sent;
+    return;
+  }
+  // Records younger than the settle time may still be on their way: leave
+  // them out, so that a fleet in agreement matches.
+  Summary summary;
+  const UnixMs cutoff = std::max<UnixMs>(0, now - config_.sync_settle_ms);
+  summary.cutoff_ms = static_cast<std::uint64_t>(cutoff);
+  summary.digest = store_.summary(cutoff);
+  outbox_.set_summary(*peer, summary);
+  ++counters_.summaries_sent;
 }
 
 void GossipCore::Impl::tick_announce(UnixMs now) {
@@ -103,6 +119,7 @@ void GossipCore::Impl::flush(Effects& effects, UnixMs now) {
     std::size_t estimate = kFrameHeaderBytes + kFrameTagBytes + 32 +
                            (content.ihave.size() + content.graft.size() + content.prune.size()) *
                                kEntryBytesMax +
+                           (content.summary ? kSummaryMessageBytes : 0) +
                            ((content.sync ? content.sync->size() : 0) +
                             (content.sync_reply ? content.sync_reply->size() : 0)) *
                                kSyncEntryBytesMax;

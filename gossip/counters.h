@@ -45,7 +45,11 @@ namespace mesh::gossip {
   X(grafts_received)                                                                    \
   X(prunes_sent)                                                                        \
   X(prunes_received)                                                                    \
-  X(syncs_sent)                                                                         \
+  X(summaries_sent)            /* SYNC rounds opened (a SUMMARY to a SYNC partner) */   \
+  X(summaries_received)                                                                 \
+  X(summaries_matched)         /* our records up to the cutoff were the same: no SYNC */ \
+  X(summaries_throttled)       /* a peer's SUMMARY within sync_interval_ms / 2 of its last: ignored */ \
+  X(syncs_sent)                /* SYNC lists: a round opened in full, or a SUMMARY's answer */ \
   X(syncs_received)                                                                     \
   X(roster_offers_sent)        /* our roster sent to a peer on an older version */      \
   X(outbox_dropped)            /* a body not queued: the peer's queue was full */       \

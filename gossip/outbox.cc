@@ -7,8 +7,8 @@
 namespace mesh::gossip {
 
 bool Outbox::PeerQueue::empty() const {
-  return head == bodies.size() && ihave.empty() && graft.empty() && prune.empty() && !sync &&
-         !sync_reply && !touched;
+  return head == bodies.size() && ihave.empty() && graft.empty() && prune.empty() && !summary &&
+         !sync && !sync_reply && !touched;
 }
 
 bool Outbox::empty() const {
@@ -52,6 +52,10 @@ void add_unique(std::vector<Entry>& list, const Entry& entry) {
 void Outbox::add_graft(std::uint32_t peer, const Entry& entry) { add_unique(queue(peer).graft, entry); }
 void Outbox::add_prune(std::uint32_t peer, const Entry& entry) { add_unique(queue(peer).prune, entry); }
 
+void Outbox::set_summary(std::uint32_t peer, const Summary& summary) {
+  queue(peer).summary = summary;
+}
+
 void Outbox::set_sync(std::uint32_t peer, std::vector<Entry> digest) {
   queue(peer).sync = std::move(digest);
 }
@@ -69,10 +73,12 @@ void Outbox::take(PeerQueue& q, std::size_t budget_bytes, std::uint64_t version)
   content.prune.swap(q.prune);
   content.graft.swap(q.graft);
   content.ihave.swap(q.ihave);
+  content.summary = std::exchange(q.summary, std::nullopt);
   content.sync = std::exchange(q.sync, std::nullopt);
   content.sync_reply = std::exchange(q.sync_reply, std::nullopt);
   // Control lists are small and always go; bodies fill what is left.
-  std::size_t used = 16 + (content.graft.size() + content.ihave.size() + content.prune.size()) * kEntryBytesMax +
+  std::size_t used = 16 + (content.summary ? kSummaryMessageBytes : 0) +
+                     (content.graft.size() + content.ihave.size() + content.prune.size()) * kEntryBytesMax +
                      ((content.sync ? content.sync->size() : 0) +
                       (content.sync_reply ? content.sync_reply->size() : 0)) *
                          kSyncEntryBytesMax;
@@ -100,6 +106,7 @@ void Outbox::give_back(PeerQueue& q) {
   content.prune.swap(q.prune);  // q's lists were emptied by take(): hand back the capacity
   content.graft.swap(q.graft);
   content.ihave.swap(q.ihave);
+  content.summary.reset();
   content.sync.reset();
   content.sync_reply.reset();
   content.bodies.clear();  // releases the shared record bytes

@@ -32,6 +32,7 @@ class Outbox {
   std::size_t add_ihave(std::uint32_t peer, const Entry& entry);
   void add_graft(std::uint32_t peer, const Entry& entry);
   void add_prune(std::uint32_t peer, const Entry& entry);
+  void set_summary(std::uint32_t peer, const Summary& summary);
   void set_sync(std::uint32_t peer, std::vector<Entry> digest);
   void set_sync_reply(std::uint32_t peer, std::vector<Entry> wanted);
   // A frame for `peer` at the next drain even with nothing else queued (a
@@ -68,6 +69,7 @@ class Outbox {
     std::vector<Entry> ihave;
     std::vector<Entry> graft;
     std::vector<Entry> prune;
+    std::optional<Summary> summary;
     std::optional<std::vector<Entry>> sync;
     std::optional<std::vector<Entry>> sync_reply;
     bool touched = false;

@@ -261,4 +261,28 @@ std::array<std::uint8_t, 32> RecordStore::digest() const {
   return digest;
 }
 
+std::array<std::uint8_t, 16> RecordStore::summary(UnixMs cutoff_ms) const {
+  constexpr std::size_t kPerRecord = 1 + 4 + 8 + 16;
+  Bytes input;
+  input.reserve((reports_.size() + 1) * kPerRecord);
+  auto add = [&](const StoredRecord& record, std::uint32_t index) {
+    if (record.envelope.timestamp_ms > cutoff_ms) return;
+    input.push_back(static_cast<std::uint8_t>(record.envelope.kind));
+    for (int shift = 24; shift >= 0; shift -= 8) input.push_back(static_cast<std::uint8_t>(index >> shift));
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      input.push_back(static_cast<std::uint8_t>(record.envelope.seq >> shift));
+    }
+    // 16 bytes of the signature stand for the record (see digest()): two
+    // records of one origin with equal prefixes would take 2^64 signings.
+    input.insert(input.end(), record.envelope.signature.begin(), record.envelope.signature.begin() + 16);
+  };
+  if (roster_record_) add(*roster_record_, 0);
+  for (std::uint32_t i = 0; i < reports_.size(); ++i) {
+    if (reports_[i]) add(*reports_[i], i);
+  }
+  std::array<std::uint8_t, 16> summary{};
+  crypto_generichash(summary.data(), summary.size(), input.data(), input.size(), nullptr, 0);
+  return summary;
+}
+
 }  // namespace mesh::gossip

@@ -133,6 +133,12 @@ class RecordStore {
   // BLAKE2b-256 over (kind, origin id, seq, signature) of every held record
   // sorted by (kind, origin id). Cached until the next change.
   std::array<std::uint8_t, 32> digest() const;
+  // BLAKE2b-128 over (kind, origin index, seq, first 16 bytes of the
+  // signature) of every held record with timestamp_ms <= cutoff_ms, roster
+  // first, then reports by index: the SYNC round's opening (SUMMARY). Two
+  // nodes on one roster holding the same records up to the cutoff get the
+  // same summary. Not cached: the cutoff moves with each round.
+  std::array<std::uint8_t, 16> summary(UnixMs cutoff_ms) const;
 
  private:
   Result<Acceptance, RecordError> accept_roster(const EnvelopeView& envelope, UnixMs now,

@@ -1,5 +1,6 @@
 #include "gossip/wire.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gossip/config.h"
@@ -85,7 +86,7 @@ void pack_list_message(Packer& packer, MessageType type, const std::vector<Entry
 
 std::size_t message_count(const FrameContent& content) {
   return (content.prune.empty() ? 0 : 1) + (content.graft.empty() ? 0 : 1) +
-         (content.sync ? 1 : 0) + (content.sync_reply ? 1 : 0) +
+         (content.summary ? 1 : 0) + (content.sync ? 1 : 0) + (content.sync_reply ? 1 : 0) +
          (content.ihave.empty() ? 0 : 1) + content.bodies.size();
 }
 
@@ -134,7 +135,7 @@ bool read_message(Reader& reader, FrameContent& out) {
     return false;
   }
   const bool known = type >= static_cast<std::uint8_t>(MessageType::push) &&
-                     type <= static_cast<std::uint8_t>(MessageType::repair);
+                     type <= static_cast<std::uint8_t>(MessageType::summary);
   if (!known) {
     // A newer peer's message: skip its elements (flat values or lists).
     const msgpack_reader::SkipLimits limits{0, kRecordBytesMax, kEntriesPerListMax * 4, 1};
@@ -142,6 +143,18 @@ bool read_message(Reader& reader, FrameContent& out) {
       if (reader.skip_value(limits) != ReadStatus::ok) return false;
     }
     ++out.unknown_messages;
+    return true;
+  }
+  if (type == static_cast<std::uint8_t>(MessageType::summary)) {
+    // [8, cutoff_ms, bin 16], once per frame.
+    ByteView digest;
+    Summary summary;
+    if (elements != 3 || out.summary || reader.read_uint(&summary.cutoff_ms) != ReadStatus::ok ||
+        reader.read_bin(&digest, kSummaryBytes) != ReadStatus::ok || digest.size() != kSummaryBytes) {
+      return false;
+    }
+    std::copy(digest.begin(), digest.end(), summary.digest.begin());
+    out.summary = summary;
     return true;
   }
   if (elements != 2) return false;
@@ -158,6 +171,7 @@ bool read_message(Reader& reader, FrameContent& out) {
     case MessageType::prune: return read_entries(reader, false, out.prune);
     case MessageType::sync: return read_optional_list(reader, out.sync);
     case MessageType::sync_reply: return read_optional_list(reader, out.sync_reply);
+    case MessageType::summary: return false;  // read above
   }
   return false;
 }
@@ -182,7 +196,8 @@ Body Body::owned(bool repair, Bytes bytes) {
 }
 
 bool FrameContent::empty() const {
-  return bodies.empty() && ihave.empty() && graft.empty() && prune.empty() && !sync && !sync_reply;
+  return bodies.empty() && ihave.empty() && graft.empty() && prune.empty() && !summary && !sync &&
+         !sync_reply;
 }
 
 std::size_t body_bytes_max(std::size_t raw_size) { return 1 + 1 + 5 + raw_size; }
@@ -196,6 +211,12 @@ void encode_frame_content(const FrameContent& content, Bytes& out) {
   packer.array(static_cast<std::uint32_t>(count));
   if (!content.prune.empty()) pack_list_message(packer, MessageType::prune, content.prune, false);
   if (!content.graft.empty()) pack_list_message(packer, MessageType::graft, content.graft, false);
+  if (content.summary) {
+    packer.array(3);
+    packer.uint(static_cast<std::uint8_t>(MessageType::summary));
+    packer.uint(content.summary->cutoff_ms);
+    packer.bin(ByteView(content.summary->digest.data(), content.summary->digest.size()));
+  }
   if (content.sync) pack_list_message(packer, MessageType::sync, *content.sync, true);
   if (content.sync_reply) {
     pack_list_message(packer, MessageType::sync_reply, *content.sync_reply, true);

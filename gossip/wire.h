@@ -6,6 +6,7 @@
 // frame; a message of an unknown type (a newer peer's) is skipped and counted.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,6 +27,7 @@ enum class MessageType : std::uint8_t {
   sync = 5,        // [5, [kind, origin, seq, hash32, ...]]: everything the sender holds
   sync_reply = 6,  // [6, [kind, origin, seq, hash32, ...]]: what the replier lacks or holds older
   repair = 7,      // [7, bin record]: a body in answer to GRAFT/SYNC; a duplicate never PRUNEs
+  summary = 8,     // [8, cutoff_ms, bin 16]: the sender's record set up to cutoff_ms, hashed
 };
 
 // One record named compactly. `hash32` (the record's fingerprint: the first 4
@@ -38,6 +40,16 @@ struct Entry {
   std::uint64_t seq = 0;
   std::uint32_t hash32 = 0;
   bool operator==(const Entry&) const = default;
+};
+
+// SUMMARY: opens a SYNC round. `digest` is RecordStore::summary(cutoff_ms)
+// of the sender; a receiver whose own summary at that cutoff differs answers
+// with a SYNC (docs/PROTOCOL.md, Gossip, "Repair: SYNC").
+inline constexpr std::size_t kSummaryBytes = 16;
+struct Summary {
+  std::uint64_t cutoff_ms = 0;
+  std::array<std::uint8_t, kSummaryBytes> digest{};
+  bool operator==(const Summary&) const = default;
 };
 
 // A record body. `raw` views bytes owned elsewhere: the frame plaintext a
@@ -60,6 +72,7 @@ struct FrameContent {
   std::vector<Entry> ihave;
   std::vector<Entry> graft;
   std::vector<Entry> prune;
+  std::optional<Summary> summary;  // at most one per frame
   std::optional<std::vector<Entry>> sync;
   std::optional<std::vector<Entry>> sync_reply;
   std::size_t unknown_messages = 0;  // decode only: skipped messages of unknown type
@@ -72,7 +85,7 @@ enum class WireError {
   oversize,   // a list or body over its limit
 };
 
-// Encodes in a fixed order: PRUNE, GRAFT, SYNC, SYNC_REPLY, IHAVE, bodies,
+// Encodes in a fixed order: PRUNE, GRAFT, SUMMARY, SYNC, SYNC_REPLY, IHAVE, bodies,
 // every integer in its shortest msgpack form. The second form appends to
 // `out` (the shell seals the frame in place around it).
 // REQUIRES: every list within kEntriesPerListMax, bodies within kRecordBytesMax.
@@ -85,6 +98,7 @@ Result<FrameContent, WireError> decode_frame_content(ByteView plaintext);
 // Upper bounds of encoded sizes, for filling a frame up to a budget.
 inline constexpr std::size_t kEntryBytesMax = 1 + 5 + 9;       // kind, origin, seq
 inline constexpr std::size_t kSyncEntryBytesMax = kEntryBytesMax + 5;
+inline constexpr std::size_t kSummaryMessageBytes = 1 + 1 + 9 + 2 + kSummaryBytes;
 std::size_t body_bytes_max(std::size_t raw_size);
 
 }  // namespace mesh::gossip

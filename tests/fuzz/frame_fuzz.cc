@@ -176,6 +176,7 @@ void check_plaintext_round_trip(ByteView plaintext) {
   FUZZ_CHECK(again->ihave == content->ihave && again->graft == content->graft);
   FUZZ_CHECK(again->prune == content->prune);
   FUZZ_CHECK(again->sync == content->sync && again->sync_reply == content->sync_reply);
+  FUZZ_CHECK(again->summary == content->summary);
   FUZZ_CHECK(again->unknown_messages == 0 && again->bodies.size() == content->bodies.size());
   for (std::size_t i = 0; i < again->bodies.size(); ++i) {
     const Body& a = again->bodies[i];

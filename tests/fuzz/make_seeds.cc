@@ -147,6 +147,10 @@ void frame_seeds(const nlohmann::json& records, const nlohmann::json& gossip_vec
   c.sync.reset();
   c.sync_reply = std::vector<Entry>{Entry{RecordKind::report, 2, 1, 1}};
   write("frame", "sync_reply", framed(1, c));
+  c.sync_reply.reset();
+  c.summary = gossip::Summary{1'700'000'000'000, {}};
+  for (std::size_t i = 0; i < gossip::kSummaryBytes; ++i) c.summary->digest[i] = static_cast<std::uint8_t>(i);
+  write("frame", "summary", framed(1, c));
   c = FrameContent{};
   c.roster_version = 5;
   c.ihave = {Entry{RecordKind::roster, 0, 5, 0}};

@@ -157,12 +157,99 @@ TEST_CASE("SYNC leaves a record younger than sync_settle_ms to its tree, then re
   net.cut = nullptr;
   while (net.now < published + 9'000) net.step();
   CHECK_FALSE(holds(*net.cores[1], 0, 1));
-  CHECK(net.cores[1]->counters().syncs_received >= 5);
+  // Rounds ran, and matched: the young record is outside every summary.
+  CHECK(net.cores[1]->counters().summaries_received >= 5);
+  CHECK(net.cores[1]->counters().summaries_matched == net.cores[1]->counters().summaries_received);
   CHECK(net.cores[1]->counters().bodies_repair_received == 0);
   while (net.now < published + 13'000) net.step();
   CHECK(holds(*net.cores[1], 0, 1));
   CHECK(net.cores[1]->counters().bodies_repair_received >= 1);
   CHECK(net.converged());
+}
+
+std::uint64_t total(const Network& net, std::uint64_t Counters::*counter) {
+  std::uint64_t sum = 0;
+  for (const auto& core : net.cores) sum += core->counters().*counter;
+  return sum;
+}
+
+TEST_CASE("cores that agree end each SYNC round at the SUMMARY; one that lags gets the entries") {
+  Network net(3, 17, [](CoreConfig& config) { config.sync_interval_ms = 5'000; });
+  net.load_all(signed_roster(make_roster(1, 3)));
+  for (std::uint32_t i = 0; i < 3; ++i) publish(net, i, signed_report(i, 1, net.now));
+  net.run(10);
+  REQUIRE(net.converged());
+  const std::uint64_t syncs_before = total(net, &Counters::syncs_sent);
+  const std::uint64_t matched_before = total(net, &Counters::summaries_matched);
+  const std::uint64_t bytes_before = total(net, &Counters::bytes_sent);
+  net.run(60);  // 12 rounds per core, nothing new
+  CHECK(total(net, &Counters::summaries_matched) - matched_before >= 30);
+  CHECK(total(net, &Counters::syncs_sent) == syncs_before);
+  CHECK(total(net, &Counters::summaries_throttled) == 0);
+  // Summaries and keepalives only: under 100 bytes a frame on average.
+  const std::uint64_t frames = total(net, &Counters::frames_sent);
+  CHECK(total(net, &Counters::bytes_sent) - bytes_before < 100 * frames);
+
+  // s2 misses two records while down; the next round that touches it differs.
+  net.down[2] = true;
+  publish(net, 0, signed_report(0, 2, net.now));
+  publish(net, 1, signed_report(1, 2, net.now));
+  net.run(3);
+  net.down[2] = false;
+  net.run(30);
+  CHECK(net.converged());
+  CHECK(holds(*net.cores[2], 0, 2));
+  CHECK(holds(*net.cores[2], 1, 2));
+  CHECK(total(net, &Counters::syncs_sent) > syncs_before);
+}
+
+TEST_CASE("after a repair a core opens its rounds with the full SYNC for sync_full_for_ms") {
+  Network net(2, 23, [](CoreConfig& config) {
+    config.sync_interval_ms = 5'000;
+    config.sync_full_for_ms = 20'000;
+  });
+  net.load_all(signed_roster(make_roster(1, 2)));
+  net.run(40);  // the first rounds go in full; quiet rounds since then
+  Counters before = net.cores[1]->counters();
+  net.run(20);
+  CHECK(net.cores[1]->counters().summaries_sent - before.summaries_sent >= 3);
+  CHECK(net.cores[1]->counters().syncs_sent == before.syncs_sent);
+  // s1 misses s0's push; only SYNC can bring it (s1 is s0's tree peer).
+  net.cut = [](std::uint32_t from, std::uint32_t) { return from == 0; };
+  publish(net, 0, signed_report(0, 1, net.now));
+  net.run(1);
+  net.cut = nullptr;
+  int steps = 0;
+  while (!holds(*net.cores[1], 0, 1) && steps++ < 60) net.step();
+  REQUIRE(holds(*net.cores[1], 0, 1));
+  before = net.cores[1]->counters();
+  net.run(19);  // within the 20 s: every round s1 opens is a full SYNC
+  CHECK(net.cores[1]->counters().summaries_sent == before.summaries_sent);
+  CHECK(net.cores[1]->counters().syncs_sent - before.syncs_sent >= 3);
+  before = net.cores[1]->counters();
+  net.run(20);  // quiet again: summaries
+  CHECK(net.cores[1]->counters().summaries_sent - before.summaries_sent >= 3);
+}
+
+TEST_CASE("SUMMARY: a peer's extra summaries within half a round are not answered") {
+  // s0 opens a round every second with its only partner, s1 (30 s rounds):
+  // s1 hashes its records at most once per 15 s for it.
+  Network net(2, 19, [](CoreConfig& config) {
+    config.sync_interval_ms = config.self == "s0" ? 1'000 : 30'000;
+  });
+  net.load_all(signed_roster(make_roster(1, 2)));
+  publish(net, 0, signed_report(0, 1, net.now));
+  net.run(40);  // past each core's first round, which goes in full
+  const Counters before = net.cores[1]->counters();
+  net.run(31);
+  const Counters& s1 = net.cores[1]->counters();
+  CHECK(s1.summaries_received - before.summaries_received >= 30);
+  const std::uint64_t answered = (s1.summaries_received - before.summaries_received) -
+                                 (s1.summaries_throttled - before.summaries_throttled);
+  CHECK(answered >= 2);
+  CHECK(answered <= 3);
+  CHECK(s1.summaries_matched - before.summaries_matched == answered);
+  CHECK(s1.syncs_sent == before.syncs_sent);
 }
 
 TEST_CASE("a roster update published on one core spreads and removes a server everywhere") {

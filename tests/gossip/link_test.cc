@@ -149,6 +149,8 @@ TEST_CASE("frame content round-trips, in a fixed order") {
   content.ihave = {Entry{RecordKind::roster, 0, 42, 0}, Entry{RecordKind::report, 4095, 1ull << 40, 0}};
   content.sync = std::vector<Entry>{Entry{RecordKind::report, 1, 7, 0xdeadbeef}};
   content.sync_reply = std::vector<Entry>{};
+  content.summary = Summary{1'700'000'000'000, {}};
+  content.summary->digest[15] = 0xab;
   content.bodies = {Body::owned(false, text("abc")), Body::owned(true, text("de"))};
   const Bytes encoded = encode_frame_content(content);
   auto decoded = decode_frame_content(encoded);
@@ -159,6 +161,7 @@ TEST_CASE("frame content round-trips, in a fixed order") {
   CHECK(decoded->ihave == content.ihave);
   CHECK(*decoded->sync == *content.sync);
   CHECK(decoded->sync_reply->empty());
+  CHECK(decoded->summary == content.summary);
   REQUIRE(decoded->bodies.size() == 2);
   CHECK(Bytes(decoded->bodies[0].raw.begin(), decoded->bodies[0].raw.end()) == text("abc"));
   CHECK_FALSE(decoded->bodies[0].repair);
@@ -171,6 +174,34 @@ TEST_CASE("frame content pinned bytes: [1, [[4, [2, 3, 0]]]]") {
   content.roster_version = 1;
   content.prune = {Entry{RecordKind::report, 3, 0, 0}};
   CHECK(to_hex(encode_frame_content(content)) == "920191920493020300");
+}
+
+TEST_CASE("frame content pinned bytes: a SUMMARY [8, cutoff_ms, bin 16]") {
+  FrameContent content;
+  content.roster_version = 1;
+  content.summary = Summary{1'700'000'000'000, {}};
+  for (std::size_t i = 0; i < kSummaryBytes; ++i) content.summary->digest[i] = static_cast<std::uint8_t>(i);
+  // [1, [[8, 1700000000000 (uint 64), bin 8 16 bytes]]]
+  CHECK(to_hex(encode_frame_content(content)) ==
+        "9201919308cf0000018bcfe56800c410000102030405060708090a0b0c0d0e0f");
+  CHECK(encode_frame_content(content).size() - 4 <= kSummaryMessageBytes);
+}
+
+TEST_CASE("frame content decode: a SUMMARY is exactly [8, uint, bin 16], once per frame") {
+  const std::string digest = "c410000102030405060708090a0b0c0d0e0f";
+  REQUIRE(decode_frame_content(*from_hex("9201919308cd1234" + digest)).ok());
+  CHECK(decode_frame_content(*from_hex("9201919308cd1234" + digest))->summary->cutoff_ms == 0x1234);
+  // Twice in one frame.
+  CHECK(decode_frame_content(*from_hex("9201929308cd1234" + digest + "9308cd1234" + digest)).code() ==
+        WireError::malformed);
+  // A 15-byte digest; 17 bytes; the cutoff not an integer; two elements; four.
+  CHECK(decode_frame_content(*from_hex("9201919308cd1234c40f000102030405060708090a0b0c0d0e")).code() ==
+        WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("9201919308cd1234c411000102030405060708090a0b0c0d0e0f10")).code() ==
+        WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("9201919308a131" + digest)).code() == WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("92019192080a")).code() == WireError::malformed);
+  CHECK(decode_frame_content(*from_hex("9201919408cd1234" + digest + "00")).code() == WireError::malformed);
 }
 
 TEST_CASE("frame content decode: strict layout, unknown types skipped") {
@@ -220,6 +251,7 @@ TEST_CASE("frame content decode: mutated frames never crash, and what decodes re
   content.ihave = {Entry{RecordKind::roster, 0, 42, 0}, Entry{RecordKind::report, 200, 65536, 0}};
   content.sync = std::vector<Entry>{Entry{RecordKind::report, 1, 7, 0xdeadbeef}};
   content.sync_reply = std::vector<Entry>{Entry{RecordKind::report, 2, 8, 3}};
+  content.summary = Summary{1ull << 41, {}};
   content.bodies = {Body::owned(false, text("abc")), Body::owned(true, Bytes(300, 0x42))};
   const Bytes valid = encode_frame_content(content);
   REQUIRE(decode_frame_content(valid).ok());
@@ -261,6 +293,7 @@ TEST_CASE("frame content decode: mutated frames never crash, and what decodes re
     CHECK(second->ihave == result->ihave);
     CHECK(second->sync == result->sync);
     CHECK(second->sync_reply == result->sync_reply);
+    CHECK(second->summary == result->summary);
     REQUIRE(second->bodies.size() == result->bodies.size());
     for (std::size_t i = 0; i < second->bodies.size(); ++i) {
       CHECK(second->bodies[i].repair == result->bodies[i].repair);

@@ -199,6 +199,42 @@ Json digest_vector(const Json& records) {
           {"digest", hex(digest)}};
 }
 
+// §5's SUMMARY of the same set, at a cutoff that takes every record and at
+// one just before the newest (kind, roster index, seq, signature[0..16]).
+Json summary_vector(const Json& records) {
+  const std::vector<Bytes> held = {record_named(records, "roster_ok"), record_named(records, "report_ok"),
+                                   second_report()};
+  gossip::CoreConfig config;
+  config.self = "fi-hel-1";
+  config.node_key = key_of(kSeedC).secret_key;
+  config.operator_key = key_of(kOperatorSeed).public_key;
+  gossip::GossipCore core(config, 1);
+  (void)core.load(held, kTimestamp);
+  require(core.record_count() == held.size(), "the summary's records are accepted");
+  Json cases = Json::array();
+  UnixMs newest = 0;
+  for (const Bytes& raw : held) newest = std::max(newest, decode_envelope(raw).value().timestamp_ms);
+  for (const UnixMs cutoff : {newest, newest - 1}) {
+    Bytes input;
+    for (const Bytes& raw : held) {  // roster, then reports by roster index (the order of `held`)
+      const Envelope envelope = decode_envelope(raw).value();
+      if (envelope.timestamp_ms > cutoff) continue;
+      const std::uint32_t index = envelope.kind == RecordKind::roster ? 0 : *core.roster()->index_of(envelope.origin);
+      input.push_back(static_cast<std::uint8_t>(envelope.kind));
+      for (int i = 0; i < 4; ++i) input.push_back(static_cast<std::uint8_t>(index >> (24 - 8 * i)));
+      for (int i = 0; i < 8; ++i) input.push_back(static_cast<std::uint8_t>(envelope.seq >> (56 - 8 * i)));
+      input.insert(input.end(), envelope.signature.begin(), envelope.signature.begin() + 16);
+    }
+    std::array<std::uint8_t, 16> expected{};
+    crypto_generichash(expected.data(), expected.size(), input.data(), input.size(), nullptr, 0);
+    require(expected == core.summary(cutoff), "summary");
+    cases.push_back({{"cutoff_ms", cutoff}, {"input", to_hex(input)}, {"summary", hex(expected)}});
+  }
+  return {{"note", "BLAKE2b-128 SUMMARY of the digest vector's set (section 5), at two cutoffs: every "
+                   "record has timestamp 1700000000000, so the second takes none; input is the hashed bytes"},
+          {"cases", cases}};
+}
+
 // BLAKE2b with an 8-byte output of context || id || ring (4 B BE), and
 // those 8 bytes read big-endian.
 std::pair<Bytes, std::uint64_t> overlay_hash(const std::string& id, std::uint32_t ring) {
@@ -265,6 +301,7 @@ Json gossip_vectors(const Json& record_vectors) {
           {"sealed_frame", sealed_frame_vector(keys)},
           {"hash32", hash32_vector(record_vectors)},
           {"digest", digest_vector(record_vectors)},
+          {"summary", summary_vector(record_vectors)},
           {"overlay", overlay_vector()}};
 }
 

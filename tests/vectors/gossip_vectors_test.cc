@@ -115,6 +115,17 @@ TEST_CASE("hash32 and the digest of a record set") {
   std::array<std::uint8_t, 32> expected{};
   crypto_generichash(expected.data(), expected.size(), input.data(), input.size(), nullptr, 0);
   CHECK(expected == digest);
+
+  // The SUMMARY of the same set at each cutoff, and its documented input.
+  REQUIRE(vectors["summary"]["cases"].size() == 2);
+  for (const Json& c : vectors["summary"]["cases"]) {
+    const auto summary = core.summary(c["cutoff_ms"].get<UnixMs>());
+    CHECK(to_hex(ByteView(summary.data(), summary.size())) == c["summary"].get<std::string>());
+    const Bytes summary_input = hex_bytes(c["input"]);
+    std::array<std::uint8_t, 16> hashed{};
+    crypto_generichash(hashed.data(), hashed.size(), summary_input.data(), summary_input.size(), nullptr, 0);
+    CHECK(hashed == summary);
+  }
 }
 
 TEST_CASE("the overlay: ring order by BLAKE2b-64 read big-endian, and each node's neighbours") {
