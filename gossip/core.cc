@@ -198,6 +198,9 @@ std::shared_ptr<const Roster> GossipCore::shared_roster() const {
 }
 std::optional<std::uint32_t> GossipCore::self_index() const { return impl_->self_index_; }
 Digest GossipCore::digest() const { return impl_->store_.digest(); }
+std::optional<std::uint32_t> GossipCore::index_of(std::string_view id) const {
+  return impl_->store_.index_of(id);
+}
 std::array<std::uint8_t, 16> GossipCore::summary(UnixMs cutoff_ms) const {
   return impl_->store_.summary(cutoff_ms);
 }

@@ -116,6 +116,8 @@ class GossipCore {
   std::shared_ptr<const Roster> shared_roster() const;
   // This node's index in roster(), or nullopt (no roster, or not a member).
   std::optional<std::uint32_t> self_index() const;
+  // Member `id`'s index in roster(), or nullopt. O(1) (Roster::index_of is a scan).
+  std::optional<std::uint32_t> index_of(std::string_view id) const;
 
   Digest digest() const;
   // The SUMMARY of the records held up to `cutoff_ms` (docs/PROTOCOL.md §5).

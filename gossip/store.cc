@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace mesh::gossip {
@@ -263,25 +264,30 @@ std::array<std::uint8_t, 32> RecordStore::digest() const {
 
 std::array<std::uint8_t, 16> RecordStore::summary(UnixMs cutoff_ms) const {
   constexpr std::size_t kPerRecord = 1 + 4 + 8 + 16;
-  Bytes input;
-  input.reserve((reports_.size() + 1) * kPerRecord);
+  // Written through a pointer into a buffer sized for every record: at N =
+  // 1000 each SYNC round hashes 29 KB on both sides.
+  Bytes input((reports_.size() + 1) * kPerRecord);
+  std::uint8_t* at = input.data();
+  auto put = [&](std::uint64_t value, int bytes) {
+    for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) *at++ = static_cast<std::uint8_t>(value >> shift);
+  };
   auto add = [&](const StoredRecord& record, std::uint32_t index) {
     if (record.envelope.timestamp_ms > cutoff_ms) return;
-    input.push_back(static_cast<std::uint8_t>(record.envelope.kind));
-    for (int shift = 24; shift >= 0; shift -= 8) input.push_back(static_cast<std::uint8_t>(index >> shift));
-    for (int shift = 56; shift >= 0; shift -= 8) {
-      input.push_back(static_cast<std::uint8_t>(record.envelope.seq >> shift));
-    }
+    *at++ = static_cast<std::uint8_t>(record.envelope.kind);
+    put(index, 4);
+    put(record.envelope.seq, 8);
     // 16 bytes of the signature stand for the record (see digest()): two
     // records of one origin with equal prefixes would take 2^64 signings.
-    input.insert(input.end(), record.envelope.signature.begin(), record.envelope.signature.begin() + 16);
+    std::memcpy(at, record.envelope.signature.data(), 16);
+    at += 16;
   };
   if (roster_record_) add(*roster_record_, 0);
   for (std::uint32_t i = 0; i < reports_.size(); ++i) {
     if (reports_[i]) add(*reports_[i], i);
   }
   std::array<std::uint8_t, 16> summary{};
-  crypto_generichash(summary.data(), summary.size(), input.data(), input.size(), nullptr, 0);
+  crypto_generichash(summary.data(), summary.size(), input.data(),
+                     static_cast<unsigned long long>(at - input.data()), nullptr, 0);
   return summary;
 }
 

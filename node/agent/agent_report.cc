@@ -35,7 +35,7 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   }
   volume_.settle_probe(was->reserved_bytes, outcome.wire_bytes, was->tls);
   const Roster* roster = core_.roster();
-  if (roster == nullptr || roster->find(outcome.target) == nullptr ||
+  if (roster == nullptr || !core_.index_of(outcome.target) ||
       static_cast<std::uint8_t>(outcome.failure) > kProbeFailureMax) {
     ++counters_.probes_unexpected;  // the target left the roster meanwhile
     return;
