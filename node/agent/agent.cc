@@ -65,7 +65,7 @@ void Agent::Impl::on_roster_changed(AgentEffects& out) {
   for (const std::string& id : before) {
     if (ledger_.find(id) != nullptr) continue;
     out.store.erase_state.push_back(streak_key(id));
-    dirty_streaks_.erase(id);
+    std::erase(dirty_streaks_, id);
   }
   feed_.roster_changed();
   targets_roster_.reset();  // the next tick re-plans
@@ -214,7 +214,7 @@ AgentEffects Agent::on_self_check(const SelfCheckOutcome& outcome, UnixMs now) {
 void Agent::on_clock_jump(DurationMs delta_ms) {
   Impl& impl = *impl_;
   impl.ledger_.shift(delta_ms);
-  for (const auto& streak : impl.ledger_.streaks()) impl.dirty_streaks_.insert(streak.id);
+  for (const auto& streak : impl.ledger_.streaks()) impl.dirty_streaks_.push_back(streak.id);
   // The agent's own timers move too: a step back must not silence reports
   // or probes for as long as the step, nor a step forward fire them in a burst.
   impl.schedule_.shift(delta_ms);

@@ -54,7 +54,8 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
       ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms);
   // A target's first result, or a new class or reason, may be news.
   if (first || meaning_of_streak(after) != had) meaning_dirty_ = true;
-  dirty_streaks_.insert(outcome.target);
+  dirty_streaks_.push_back(outcome.target);
+  if (dirty_streaks_.size() > 4 * ledger_.streaks().size() + 64) compact_dirty_streaks();  // no report for long
   ++(outcome.failure == ProbeFailure::none ? counters_.probes_ok : counters_.probes_failed);
 }
 
@@ -103,7 +104,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   // before the shell noticed. Treat it as the jump it is.
   if (const UnixMs latest = latest_time(ledger_); latest > timestamp) {
     ledger_.shift(timestamp - latest);
-    for (const auto& streak : ledger_.streaks()) dirty_streaks_.insert(streak.id);
+    for (const auto& streak : ledger_.streaks()) dirty_streaks_.push_back(streak.id);
   }
   Report report;
   report.self_check = outcome.self_check;
@@ -136,14 +137,20 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
 
 void Agent::Impl::store_streaks(AgentEffects& out, bool all) {
   if (all) {
-    for (const auto& streak : ledger_.streaks()) dirty_streaks_.insert(streak.id);
+    for (const auto& streak : ledger_.streaks()) dirty_streaks_.push_back(streak.id);
   }
+  compact_dirty_streaks();
   for (const std::string& id : dirty_streaks_) {
     if (const verdict::TargetStreak* streak = ledger_.find(id)) {
       out.store.put_state.emplace_back(streak_key(id), encode_streak(*streak));
     }
   }
   dirty_streaks_.clear();
+}
+
+void Agent::Impl::compact_dirty_streaks() {
+  std::sort(dirty_streaks_.begin(), dirty_streaks_.end());
+  dirty_streaks_.erase(std::unique(dirty_streaks_.begin(), dirty_streaks_.end()), dirty_streaks_.end());
 }
 
 void Agent::Impl::store_volume(AgentEffects& out, bool exact) {
