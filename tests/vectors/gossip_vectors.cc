@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -173,17 +174,28 @@ void append_digest_input(Bytes& input, const Envelope& envelope) {
   input.insert(input.end(), envelope.signature.begin(), envelope.signature.end());
 }
 
-Json digest_vector(const Json& records) {
-  const std::vector<Bytes> held = {record_named(records, "roster_ok"), record_named(records, "report_ok"),
-                                   second_report()};
+// The set the digest and summary vectors hash, and fi-hel-1's core holding it.
+struct HeldSet {
+  std::vector<Bytes> held;
+  std::unique_ptr<gossip::GossipCore> core;
+};
+
+HeldSet held_set(const Json& records) {
+  HeldSet set;
+  set.held = {record_named(records, "roster_ok"), record_named(records, "report_ok"), second_report()};
   gossip::CoreConfig config;
   config.self = "fi-hel-1";
   config.node_key = key_of(kSeedC).secret_key;
   config.operator_key = key_of(kOperatorSeed).public_key;
-  gossip::GossipCore core(config, 1);
-  (void)core.load(held, kTimestamp);
-  require(core.record_count() == held.size(), "the digest's records are accepted");
-  const gossip::Digest digest = core.digest();
+  set.core = std::make_unique<gossip::GossipCore>(config, 1);
+  (void)set.core->load(set.held, kTimestamp);
+  require(set.core->record_count() == set.held.size(), "the set's records are accepted");
+  return set;
+}
+
+Json digest_vector(const Json& records) {
+  const auto [held, core] = held_set(records);
+  const gossip::Digest digest = core->digest();
   // Sorted by (kind, origin): the roster, then de-fra-1's and nl-ams-1's reports.
   Bytes input;
   for (const Bytes& raw : held) append_digest_input(input, decode_envelope(raw).value());
@@ -202,15 +214,7 @@ Json digest_vector(const Json& records) {
 // §5's SUMMARY of the same set, at a cutoff that takes every record and at
 // one just before the newest (kind, roster index, seq, signature[0..16]).
 Json summary_vector(const Json& records) {
-  const std::vector<Bytes> held = {record_named(records, "roster_ok"), record_named(records, "report_ok"),
-                                   second_report()};
-  gossip::CoreConfig config;
-  config.self = "fi-hel-1";
-  config.node_key = key_of(kSeedC).secret_key;
-  config.operator_key = key_of(kOperatorSeed).public_key;
-  gossip::GossipCore core(config, 1);
-  (void)core.load(held, kTimestamp);
-  require(core.record_count() == held.size(), "the summary's records are accepted");
+  const auto [held, core] = held_set(records);
   Json cases = Json::array();
   UnixMs newest = 0;
   for (const Bytes& raw : held) newest = std::max(newest, decode_envelope(raw).value().timestamp_ms);
@@ -219,7 +223,7 @@ Json summary_vector(const Json& records) {
     for (const Bytes& raw : held) {  // roster, then reports by roster index (the order of `held`)
       const Envelope envelope = decode_envelope(raw).value();
       if (envelope.timestamp_ms > cutoff) continue;
-      const std::uint32_t index = envelope.kind == RecordKind::roster ? 0 : *core.roster()->index_of(envelope.origin);
+      const std::uint32_t index = envelope.kind == RecordKind::roster ? 0 : *core->roster()->index_of(envelope.origin);
       input.push_back(static_cast<std::uint8_t>(envelope.kind));
       for (int i = 0; i < 4; ++i) input.push_back(static_cast<std::uint8_t>(index >> (24 - 8 * i)));
       for (int i = 0; i < 8; ++i) input.push_back(static_cast<std::uint8_t>(envelope.seq >> (56 - 8 * i)));
@@ -227,7 +231,7 @@ Json summary_vector(const Json& records) {
     }
     std::array<std::uint8_t, 16> expected{};
     crypto_generichash(expected.data(), expected.size(), input.data(), input.size(), nullptr, 0);
-    require(expected == core.summary(cutoff), "summary");
+    require(expected == core->summary(cutoff), "summary");
     cases.push_back({{"cutoff_ms", cutoff}, {"input", to_hex(input)}, {"summary", hex(expected)}});
   }
   return {{"note", "BLAKE2b-128 SUMMARY of the digest vector's set (section 5), at two cutoffs: every "
