@@ -26,6 +26,11 @@ Prints a table and writes the figures as JSON. Needs root (nftables).
   bench/serf_compare.py BUILD_DIR N [N ...]
     WARMUP_S (180) WINDOW_S (600) STARTS (10) BLOCK_S (300) OUT (serf-compare.json)
     SYSTEMS ("meshnode serf": either alone re-measures one side)
+    RUNS (1): fresh fleets per system and size, alternating meshnode and Serf;
+      the steady-state figures are the medians over the runs (each run's own
+      figures are kept under "runs"), the ratios are those of the medians
+    PHASES ("kill block starts"): what runs after the last steady window;
+      "" measures the steady state only
 """
 import json
 import os
@@ -44,6 +49,10 @@ WINDOW_S = int(os.environ.get("WINDOW_S", "600"))
 STARTS = int(os.environ.get("STARTS", "10"))
 BLOCK_S = int(os.environ.get("BLOCK_S", "300"))
 SYSTEMS = os.environ.get("SYSTEMS", "meshnode serf").split()
+RUNS = int(os.environ.get("RUNS", "1"))
+PHASES = os.environ.get("PHASES", "kill block starts").split()
+STEADY_KEYS = ("bytes_per_node_day", "bytes_per_node_day_max", "cpu_s_per_min", "cpu_s_per_min_max",
+               "rss_mib", "rss_mib_max", "rss_anon_mib")
 TICKS = os.sysconf("SC_CLK_TCK")
 TABLE = "mnbench"
 
@@ -108,10 +117,10 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -315,10 +324,15 @@ def steady_state(fleet, addresses):
     c1 = counters_read()
     cpu = [(cpu_ticks(p) - t0[i]) / TICKS / (WINDOW_S / 60) for i, p in pids.items()]
     rss = [rss_kib(p) / 1024 for p in pids.values()]
+    # RssAnon: the process's own memory (heap, stacks); the rest of VmRSS is
+    # file pages (the program, shared libraries), shared with every process
+    # that maps the same files.
+    anon = [rss_kib(p, "RssAnon") / 1024 for p in pids.values()]
     per_day = [(c1[a] - c0[a]) * 86400 / WINDOW_S for a in addresses]
     return {"bytes_per_node_day": statistics.median(per_day), "bytes_per_node_day_max": max(per_day),
             "cpu_s_per_min": statistics.median(cpu), "cpu_s_per_min_max": max(cpu),
-            "rss_mib": statistics.median(rss), "rss_mib_max": max(rss)}
+            "rss_mib": statistics.median(rss), "rss_mib_max": max(rss),
+            "rss_anon_mib": statistics.median(anon)}
 
 
 def detection(fleet, failed_word):
@@ -356,7 +370,7 @@ def fresh_starts(fleet):
     return times
 
 
-def run_system(name, fleet, addresses, n, failed_word, with_starts, setup):
+def run_system(name, fleet, addresses, n, failed_word, with_starts, setup, last=True):
     print(f"== {name}, N = {n}: warm-up {WARMUP_S} s, window {WINDOW_S} s", flush=True)
     counters_start(addresses)
     try:
@@ -364,14 +378,18 @@ def run_system(name, fleet, addresses, n, failed_word, with_starts, setup):
         time.sleep(WARMUP_S)
         result = steady_state(fleet, addresses)
         print(f"   steady: {result}", flush=True)
-        if with_starts:
+        if not last:
+            return result
+        if with_starts and "starts" in PHASES:
             result["fresh_start_s"] = fresh_starts(fleet)
             print(f"   fresh starts: {result['fresh_start_s']}", flush=True)
             time.sleep(30)
-        result["partial_block"] = partial_block(fleet, addresses, n)
-        print(f"   partial block: {result['partial_block'][-1]}", flush=True)
-        result["detect_killed_s"] = detection(fleet, failed_word)
-        print(f"   killed node seen as {failed_word} by all after {result['detect_killed_s']} s", flush=True)
+        if "block" in PHASES:
+            result["partial_block"] = partial_block(fleet, addresses, n)
+            print(f"   partial block: {result['partial_block'][-1]}", flush=True)
+        if "kill" in PHASES:
+            result["detect_killed_s"] = detection(fleet, failed_word)
+            print(f"   killed node seen as {failed_word} by all after {result['detect_killed_s']} s", flush=True)
         return result
     finally:
         counters_stop()
@@ -382,48 +400,66 @@ def main():
         print("serf_compare: SKIPPED: needs root (nftables counters and blocks)")
         return 0
     build, sizes = sys.argv[1], [int(n) for n in sys.argv[2:]] or [10, 50, 100]
+    if WINDOW_S < 300:
+        print(f"serf_compare: WINDOW_S = {WINDOW_S} s is shorter than meshnode's 5-minute heartbeat: "
+              "a window can miss a node's heartbeat and undercount its bytes")
     out = os.environ.get("OUT", "serf-compare.json")
     results = {"machine": sh("uname", "-srm").strip(), "cores": os.cpu_count(),
                "date": time.strftime("%Y-%m-%d"), "warmup_s": WARMUP_S, "window_s": WINDOW_S,
+               "runs": RUNS, "phases": PHASES,
                "serf_version": sh("serf", "version").splitlines()[0], "sizes": {}}
     for n in sizes:
-        work = tempfile.mkdtemp(prefix=f"serf-compare-{n}-")
+        runs = {"meshnode": [], "serf": []}
+        for run in range(RUNS):
+            last = run == RUNS - 1
+            work = tempfile.mkdtemp(prefix=f"serf-compare-{n}-")
+            if "meshnode" in SYSTEMS:
+                mesh = MeshnodeFleet(build, n, work)
+                try:
+                    def setup_mesh():
+                        mesh.start_standins()
+                        mesh.start(fresh=True)
+                    runs["meshnode"].append(run_system("meshnode", mesh, mesh.addresses, n, "unreachable",
+                                                       n == min(sizes), setup_mesh, last))
+                finally:
+                    mesh.stop_all()
+            if "serf" in SYSTEMS:
+                serf = SerfFleet(n, work)
+                try:
+                    runs["serf"].append(run_system("serf", serf, serf.addresses, n, "failed", n == min(sizes),
+                                                   lambda: serf.start(), last))
+                finally:
+                    serf.stop()
+            shutil.rmtree(work, ignore_errors=True)
         entry = {}
-        if "meshnode" in SYSTEMS:
-            mesh = MeshnodeFleet(build, n, work)
-            try:
-                def setup_mesh():
-                    mesh.start_standins()
-                    mesh.start(fresh=True)
-                entry["meshnode"] = run_system("meshnode", mesh, mesh.addresses, n, "unreachable",
-                                               n == min(sizes), setup_mesh)
-            finally:
-                mesh.stop_all()
-        if "serf" in SYSTEMS:
-            serf = SerfFleet(n, work)
-            try:
-                entry["serf"] = run_system("serf", serf, serf.addresses, n, "failed", n == min(sizes),
-                                           lambda: serf.start())
-            finally:
-                serf.stop()
-        shutil.rmtree(work, ignore_errors=True)
+        for system, results_of_runs in runs.items():
+            if not results_of_runs:
+                continue
+            entry[system] = dict(results_of_runs[-1])  # the last run's phases
+            for key in STEADY_KEYS:
+                entry[system][key] = statistics.median(r[key] for r in results_of_runs)
+            if RUNS > 1:
+                entry[system]["runs"] = [{k: r[k] for k in STEADY_KEYS} for r in results_of_runs]
         m, s = entry.get("meshnode", {}), entry.get("serf", {})
-        entry["ratios"] = {k: m[k] / s[k] for k in ("bytes_per_node_day", "cpu_s_per_min", "rss_mib")
+        entry["ratios"] = {k: m[k] / s[k] for k in ("bytes_per_node_day", "cpu_s_per_min", "rss_mib", "rss_anon_mib")
                            if s.get(k) and k in m}
+        if RUNS > 1 and runs["meshnode"] and runs["serf"]:
+            entry["ratios_per_run"] = [{k: m_run[k] / s_run[k] for k in ("bytes_per_node_day", "cpu_s_per_min", "rss_mib", "rss_anon_mib")}
+                                       for m_run, s_run in zip(runs["meshnode"], runs["serf"])]
         results["sizes"][str(n)] = entry
         with open(out, "w") as f:
             json.dump(results, f, indent=1)
     print()
-    print(f"{'N':>5} {'system':9} {'MB/node/day':>12} {'CPU s/min':>10} {'RSS MiB':>8} "
+    print(f"{'N':>5} {'system':9} {'MB/node/day':>12} {'CPU s/min':>10} {'RSS MiB':>8} {'anon MiB':>8} "
           f"{'kill seen s':>11}")
     for n, entry in results["sizes"].items():
         for system in [name for name in ("meshnode", "serf") if name in entry]:
             r = entry[system]
             print(f"{n:>5} {system:9} {r['bytes_per_node_day'] / 1e6:12.1f} {r['cpu_s_per_min']:10.3f} "
-                  f"{r['rss_mib']:8.1f} {str(r['detect_killed_s']):>11}")
+                  f"{r['rss_mib']:8.1f} {r['rss_anon_mib']:8.1f} {str(r.get('detect_killed_s', '-')):>11}")
         ratios = entry["ratios"]
         print(f"{n:>5} {'ratio':9} {ratios.get('bytes_per_node_day', 0):12.2f} "
-              f"{ratios.get('cpu_s_per_min', 0):10.2f} {ratios.get('rss_mib', 0):8.2f}")
+              f"{ratios.get('cpu_s_per_min', 0):10.2f} {ratios.get('rss_mib', 0):8.2f} {ratios.get('rss_anon_mib', 0):8.2f}")
     print(f"JSON: {out}")
     return 0
 

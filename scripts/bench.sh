@@ -40,6 +40,6 @@ echo
 echo "== the daemon on a real fleet: 30 meshnode processes on loopback, default parameters (bench/fleet_bench.sh, ~9 min)"
 bench/fleet_bench.sh "$build" 30 180 300
 echo
-echo "== meshnode beside HashiCorp Serf: N = 10, 50, 100 on loopback, bytes from nftables counters (bench/serf_compare.py, ~80 min; needs root)"
-WARMUP_S=${WARMUP_S:-120} WINDOW_S=${WINDOW_S:-300} STARTS=${STARTS:-10} BLOCK_S=${BLOCK_S:-240} \
+echo "== meshnode beside HashiCorp Serf: N = 10, 50, 100 on loopback, bytes from nftables counters, medians of RUNS (5) fresh fleets (bench/serf_compare.py, ~4 h; RUNS=1 ~80 min; needs root)"
+RUNS=${RUNS:-5} WARMUP_S=${WARMUP_S:-120} WINDOW_S=${WINDOW_S:-300} STARTS=${STARTS:-10} BLOCK_S=${BLOCK_S:-240} \
   OUT=${OUT:-serf-compare.json} python3 bench/serf_compare.py "$build" 10 50 100
