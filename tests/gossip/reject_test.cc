@@ -299,6 +299,41 @@ TEST_CASE("no frame can be opened before a roster is held") {
   CHECK(core.counters().frames_no_roster == 1);
 }
 
+TEST_CASE("hostile SUMMARY: another roster's is ignored, an absurd cutoff is clamped, a flood is answered once") {
+  Node node;
+  FrameContent content;
+  content.summary = Summary{UINT64_MAX, {}};  // a cutoff past INT64_MAX, a digest nobody has
+  // Origin indices are the sender's: on another roster version it is not read.
+  content.roster_version = 2;
+  node.check_unchanged(node.deliver_content(content));
+  CHECK(node.core.counters().summaries_received == 0);
+  CHECK(node.core.counters().syncs_sent == 0);
+  // On ours: the cutoff takes every record, the sets differ, s1 gets one SYNC;
+  // the next four within half a round are counted and not hashed again.
+  content.roster_version = 1;
+  for (int i = 0; i < 5; ++i) node.check_unchanged(node.deliver_content(content, 1));
+  CHECK(node.core.counters().summaries_received == 5);
+  CHECK(node.core.counters().summaries_throttled == 4);
+  CHECK(node.core.counters().summaries_matched == 0);
+  CHECK(node.core.counters().syncs_sent == 1);
+  // An honest summary from s2 of the same set matches: nothing is sent back.
+  content.summary = Summary{static_cast<std::uint64_t>(kStartMs), node.core.summary(kStartMs)};
+  node.check_unchanged(node.deliver_content(content, 2));
+  CHECK(node.core.counters().summaries_matched == 1);
+  CHECK(node.core.counters().syncs_sent == 1);
+  // The next tick's frame to s1 carries s0's SYNC list: the roster and s1's report.
+  const Effects tick = node.core.on_tick(kStartMs + 1'000);
+  auto to_s1 = std::find_if(tick.send.begin(), tick.send.end(), [](const Outgoing& out) { return out.to == 1; });
+  REQUIRE(to_s1 != tick.send.end());
+  LinkCrypto s1(test_key(1).secret_key, 1);
+  auto plaintext = s1.open(test_key(0).public_key, *parse_frame_header(to_s1->frame), to_s1->frame);
+  REQUIRE(plaintext.ok());
+  auto sent = decode_frame_content(*plaintext);
+  REQUIRE(sent.ok());
+  REQUIRE(sent->sync.has_value());
+  CHECK(sent->sync->size() == 2);
+}
+
 TEST_CASE("random garbage, raw or properly sealed, is counted and never crashes") {
   Node node;
   Rng rng(12345);
