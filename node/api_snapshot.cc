@@ -22,7 +22,7 @@ void add_observers(api::ApiSnapshot& snapshot, const agent::Agent& agent) {
       if (result.target >= snapshot.servers.size() || result.target == observer) continue;
       snapshot.servers[result.target].observers.push_back(
           api::ObserverView{entry.id, entry.country, result.fail_streak, result.ok_streak, result.reason,
-                            result.last_probe_ms, discarded});
+                            result.last_probe_ms, discarded, result.recovered});
     }
   }
 }

@@ -84,6 +84,7 @@ void pack_failure(Packer& packer, const ProbeResult& r, UnixMs timestamp_ms) {
 void pack_view(Packer& packer, const ProbeView& view, UnixMs timestamp_ms) {
   std::vector<const ProbeResult*> failures;
   Bytes bitmap;
+  Bytes recovered;  // a subset of bitmap, trimmed the same way
   std::uint32_t min_streak = 0;
   UnixMs oldest_ms = timestamp_ms;
   std::set<std::uint32_t> seen;
@@ -91,18 +92,23 @@ void pack_view(Packer& packer, const ProbeView& view, UnixMs timestamp_ms) {
     MESH_CHECK(seen.insert(r.target).second, "probe view names a target twice");
     MESH_CHECK(r.target < kReportTargetsMax, "probe target index over kRosterServersMax");
     if (r.fail_streak > 0) {
+      MESH_CHECK(!r.recovered, "a failing result flagged recovered");
       failures.push_back(&r);
       continue;
     }
     MESH_CHECK(r.ok_streak >= 1 && r.reason == ProbeFailure::none, "inconsistent ok result");
     if (bitmap.size() <= r.target / 8) bitmap.resize(r.target / 8 + 1, 0);
     bitmap[r.target / 8] |= static_cast<std::uint8_t>(1u << (r.target % 8));
+    if (r.recovered) {
+      if (recovered.size() <= r.target / 8) recovered.resize(r.target / 8 + 1, 0);
+      recovered[r.target / 8] |= static_cast<std::uint8_t>(1u << (r.target % 8));
+    }
     min_streak = min_streak == 0 ? r.ok_streak : std::min(min_streak, r.ok_streak);
     oldest_ms = std::min(oldest_ms, r.last_probe_ms);
   }
   std::sort(failures.begin(), failures.end(),
             [](const ProbeResult* a, const ProbeResult* b) { return a->target < b->target; });
-  packer.pack_array(kViewFields);
+  packer.pack_array(recovered.empty() ? kViewFields : kViewFieldsRecovered);
   packer.pack_uint64(view.roster_version);
   packer.pack_bin(static_cast<std::uint32_t>(bitmap.size()));
   packer.pack_bin_body(reinterpret_cast<const char*>(bitmap.data()),
@@ -111,6 +117,10 @@ void pack_view(Packer& packer, const ProbeView& view, UnixMs timestamp_ms) {
   packer.pack_uint64(age_of(oldest_ms, timestamp_ms));
   packer.pack_array(static_cast<std::uint32_t>(failures.size()));
   for (const ProbeResult* r : failures) pack_failure(packer, *r, timestamp_ms);
+  if (recovered.empty()) return;
+  packer.pack_bin(static_cast<std::uint32_t>(recovered.size()));
+  packer.pack_bin_body(reinterpret_cast<const char*>(recovered.data()),
+                       static_cast<std::uint32_t>(recovered.size()));
 }
 
 }  // namespace

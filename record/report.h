@@ -65,6 +65,11 @@ struct ProbeResult {
   UnixMs last_probe_ms = 0;
   UnixMs last_ok_ms = 0;          // 0 = never succeeded
   ProbeFailure reason = ProbeFailure::none;
+  // Only on a result that gets through (fail_streak == 0): the target was
+  // failing before this ok streak, and the streak is still young (at most
+  // the roster's fail_streak probes). The verdict engine reads it for the
+  // far side of a border that has just lifted (docs/VERDICTS.md, rule 6).
+  bool recovered = false;
   bool operator==(const ProbeResult&) const = default;
 };
 

@@ -353,11 +353,49 @@ Status<ReportError> decode_failures(Reader& reader, const OkTargets& ok,
   return Ok{};
 }
 
+// View element 5, present only when a target is flagged: a trimmed, non-empty
+// bitmap of ok targets that recovered lately. With Keep::report the flags
+// are set on `results` (in target order, ok targets merged in).
+template <Keep kKeep>
+Status<ReportError> decode_recovered(Reader& reader, const OkTargets& ok,
+                                     std::vector<ProbeResult>& results) {
+  ByteView bitmap;
+  if (reader.read_bin(&bitmap, kOkBitmapBytesMax) != ReadStatus::ok) {
+    return fail(ReportError::malformed, "view.recovered: not a bin");
+  }
+  if (bitmap.empty()) {
+    return fail(ReportError::malformed, "view.recovered: empty (the element is left out instead)");
+  }
+  if (bitmap[bitmap.size() - 1] == 0) {
+    return fail(ReportError::malformed, "view.recovered: trailing zero byte (must be trimmed)");
+  }
+  auto result = results.begin();
+  for (std::size_t byte = 0; byte < bitmap.size(); ++byte) {
+    for (unsigned bits = bitmap[byte]; bits != 0; bits &= bits - 1) {
+      auto target = static_cast<std::uint32_t>(byte * 8 + std::countr_zero(bits));
+      if (!ok.has(target)) {
+        return fail(ReportError::impossible_value,
+                    "view.recovered: target " + std::to_string(target) + " is not an ok target");
+      }
+      if constexpr (kKeep == Keep::report) {
+        while (result->target != target) ++result;  // present: every ok target was merged in
+        result->recovered = true;
+      }
+    }
+  }
+  return Ok{};
+}
+
 template <Keep kKeep>
 Status<ReportError> decode_view(Reader& reader, const Roster& roster, std::uint32_t origin_index,
                                 UnixMs timestamp, ProbeView& view) {
-  if (auto status = expect_array(reader, named("view"), kViewFields); !status) {
-    return status.error();
+  std::uint32_t fields = 0;
+  if (reader.read_array_header(&fields) != ReadStatus::ok) {
+    return fail(ReportError::malformed, "view: not an array");
+  }
+  if (fields != kViewFields && fields != kViewFieldsRecovered) {
+    return fail(ReportError::malformed, "view: array of " + std::to_string(fields) +
+                                            " elements, expected 5 or 6");
   }
   auto version = read_uint(reader, named("view.roster_version"), kUint64Max);
   if (!version) return version.error();
@@ -368,7 +406,11 @@ Status<ReportError> decode_view(Reader& reader, const Roster& roster, std::uint3
   }
   auto ok = decode_ok_targets(reader, rules, timestamp);
   if (!ok) return ok.error();
-  return decode_failures<kKeep>(reader, *ok, rules, timestamp, view.results);
+  if (auto status = decode_failures<kKeep>(reader, *ok, rules, timestamp, view.results); !status) {
+    return status;
+  }
+  if (fields == kViewFields) return Ok{};
+  return decode_recovered<kKeep>(reader, *ok, view.results);
 }
 
 // Every rule, in value order; stops at the first broken one. With

@@ -13,6 +13,8 @@ inline constexpr std::size_t kReportFields = 3;     // [self_check, metrics, vie
 inline constexpr std::size_t kSelfCheckFields = 3;  // [listener_ok, service_ok, reason]
 inline constexpr std::size_t kMetricsFields = 10;   // Metrics, declaration order
 inline constexpr std::size_t kViewFields = 5;       // [version, bitmap, streak, age, failures]
+// ... + recovered bitmap: written only when a target is flagged recovered.
+inline constexpr std::size_t kViewFieldsRecovered = 6;
 inline constexpr std::size_t kFailureFields = 5;    // [target, streak, probe age, ok age, reason]
 inline constexpr std::size_t kReportDepthMax = 4;   // payload > view > failures > failure
 inline constexpr std::uint32_t kCpuPermilleMax = 1000;

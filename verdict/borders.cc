@@ -30,9 +30,19 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   auto turns_against = [&](std::uint32_t country, std::uint32_t target) {
     return tally.reporting(target, country) >= 2 && tally.succeeding(target, country) == 0;
   };
+  // C *holds against* T while it turns against T or has only just stopped:
+  // every one of (at least two) witness results has a failure streak or got
+  // through only lately (flagged recovered). When a border lifts, its
+  // country's witnesses get through first, while the far side's last failing
+  // reports are still to be replaced; the far side stands until both sides
+  // have recovered. Breadth is read from it, for the same reason.
+  auto holds_against = [&](std::uint32_t country, std::uint32_t target) {
+    return tally.reporting(target, country) >= 2 &&
+           tally.succeeding(target, country) == tally.recovering(target, country);
+  };
   for (std::uint32_t t = 0; t < servers; ++t) {
     for (std::uint32_t c = 0; c < countries; ++c) {
-      if (c != fleet.country_of[t] && turns_against(c, t)) ++j.breadth_[c];
+      if (c != fleet.country_of[t] && holds_against(c, t)) ++j.breadth_[c];
     }
   }
   // A server no witness anywhere gets through to is down (or cut off from
@@ -58,7 +68,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     const std::uint32_t observer_country = fleet.country_of[observer];
     const std::uint32_t target_country = fleet.country_of[target];
     return !down[target] && observer_country != target_country &&
-           turns_against(target_country, observer) &&
+           holds_against(target_country, observer) &&
            j.breadth_[target_country] >= j.breadth_[observer_country];
   };
 

@@ -7,10 +7,11 @@
 // which is what a censor's block looks like from inside. When T is abroad,
 // that is a border, and it is never held against the observers (they are
 // not unreliable for it). Its far side is T's own failures to reach C's
-// servers: when T's country *turns against* an observer O (at least two of
-// its witness results for O have a failure streak, of any length, and none
-// gets through: a border on its way), O's failing result for T is
-// *explained* (set aside, not a vote), provided T's country turns against
+// servers: when T's country *holds against* an observer O (at least two of
+// its witness results for O have a failure streak, of any length, or got
+// through only lately (flagged recovered), and no other gets through: a
+// border on its way, standing or just lifted), O's failing result for T is
+// *explained* (set aside, not a vote), provided T's country holds against
 // at least as many servers abroad as O's does (its *breadth*); the broader
 // border is the censor's. Failing a server that no witness anywhere gets through to (it
 // is down) is held against nobody. An observer is unreliable when the rest
@@ -46,7 +47,7 @@ class WitnessJudgement {
   // border explains it): the fleet's own network is split, and no side's
   // failures make a verdict.
   bool partitioned() const { return partitioned_; }
-  // Servers outside `country` that it turns against.
+  // Servers outside `country` that it holds against.
   std::uint32_t breadth(std::uint32_t country) const { return breadth_[country]; }
 
  private:

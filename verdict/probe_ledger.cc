@@ -17,12 +17,14 @@ void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome) {
   streak.last_probe_ms = now_ms;
   streak.reason = outcome;
   if (outcome == ProbeFailure::none) {
+    if (streak.fail_streak > 0) streak.after_failure = true;
     streak.ok_streak = std::min(streak.ok_streak + 1, kStreakMax);
     streak.fail_streak = 0;
     streak.last_ok_ms = now_ms;
   } else {
     streak.fail_streak = std::min(streak.fail_streak + 1, kStreakMax);
     streak.ok_streak = 0;
+    streak.after_failure = false;
   }
 }
 
@@ -38,8 +40,9 @@ UnixMs shifted(UnixMs time, DurationMs delta) {
 
 }  // namespace
 
-ProbeResult TargetStreak::result(std::uint32_t target) const {
-  return ProbeResult{target, fail_streak, ok_streak, last_probe_ms, last_ok_ms, reason};
+ProbeResult TargetStreak::result(std::uint32_t target, std::uint32_t recovered_within) const {
+  const bool recovered = fail_streak == 0 && after_failure && ok_streak <= recovered_within;
+  return ProbeResult{target, fail_streak, ok_streak, last_probe_ms, last_ok_ms, reason, recovered};
 }
 
 const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_ms,
@@ -59,6 +62,7 @@ const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_m
   if (it->probes > 0 && now_ms - it->last_probe_ms > restart_after_ms) {
     it->fail_streak = 0;  // a gap: the next outcome starts both streaks afresh
     it->ok_streak = 0;
+    it->after_failure = false;
   }
   apply_outcome(*it, now_ms, outcome);
   return &*it;
@@ -116,7 +120,7 @@ ProbeView ProbeLedger::view_for(const Roster& roster, std::span<const std::uint3
     if (target == self) continue;
     const TargetStreak* streak = find(roster.servers[target].id);
     if (streak == nullptr) continue;  // never probed: nothing to report yet
-    view.results.push_back(streak->result(target));
+    view.results.push_back(streak->result(target, roster.params.fail_streak));
   }
   // Callers pass sorted targets (probe_targets does); sorting here keeps the
   // view's invariant (sorted, no repeats) whatever they pass.

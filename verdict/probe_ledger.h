@@ -37,10 +37,16 @@ struct TargetStreak {
   UnixMs last_ok_ms = 0;          // 0 = never succeeded
   ProbeFailure reason = ProbeFailure::none;  // why the last probe failed; none if it succeeded
   std::uint64_t probes = 0;       // outcomes recorded (>= 1); drivers pick TLS probes by it
+  // The present ok streak followed a failure (not a first probe, nor a
+  // restart after a gap). Not stored across restarts: a restarted node
+  // forgets a recovery, which only shortens its flag (ProbeResult::recovered).
+  bool after_failure = false;
   bool operator==(const TargetStreak&) const = default;
 
   // The wire form of this streak under roster index `target`.
-  ProbeResult result(std::uint32_t target) const;
+  // Flagged recovered while an ok streak that followed a failure is at most
+  // `recovered_within` probes long (0: never flagged).
+  ProbeResult result(std::uint32_t target, std::uint32_t recovered_within = 0) const;
 };
 
 class ProbeLedger {
@@ -96,6 +102,8 @@ class ProbeLedger {
   // roster_version = roster.version. Results are the streaks as they stand;
   // stale ones are the verdict's business (docs/VERDICTS.md, rule 3).
   // REQUIRES: every index in targets < roster.servers.size().
+  // Results are flagged recovered as TargetStreak::result says, with
+  // recovered_within = the roster's fail_streak.
   ProbeView view_for(const Roster& roster, std::span<const std::uint32_t> targets,
                      std::uint32_t self) const;
 

@@ -21,6 +21,7 @@ Tally::Tally(const TallyContext& context) : context_(context) {
   reporting_.assign(cells, 0);
   failing_.assign(cells, 0);
   succeeding_.assign(cells, 0);
+  recovering_.assign(cells, 0);
   present_.assign(cells, 0);
   assigned_.assign(cells, 0);
   failing_observers_.assign(context.fleet->server_count, {});
@@ -56,6 +57,7 @@ void Tally::contribute(int sign, const ObservedReport& observed) {
     if (current) present_[at] += sign;
     reporting_[at] += sign;
     if (result.fail_streak == 0) succeeding_[at] += sign;
+    if (result.fail_streak == 0 && result.recovered) recovering_[at] += sign;
     if (!is_failing(result, params)) return;
     failing_[at] += sign;
     std::vector<std::uint32_t>& observers = failing_observers_[target];
@@ -80,6 +82,10 @@ std::uint32_t Tally::failing(std::uint32_t target, std::uint32_t country) const 
 
 std::uint32_t Tally::succeeding(std::uint32_t target, std::uint32_t country) const {
   return non_negative(succeeding_[cell(target, country)]);
+}
+
+std::uint32_t Tally::recovering(std::uint32_t target, std::uint32_t country) const {
+  return non_negative(recovering_[cell(target, country)]);
 }
 
 std::uint32_t Tally::assigned(std::uint32_t target, std::uint32_t country) const {

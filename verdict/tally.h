@@ -64,6 +64,8 @@ class Tally {
   std::uint32_t reporting(std::uint32_t target, std::uint32_t country) const;
   std::uint32_t failing(std::uint32_t target, std::uint32_t country) const;
   std::uint32_t succeeding(std::uint32_t target, std::uint32_t country) const;
+  // Of the succeeding results, those flagged recovered (ProbeResult::recovered).
+  std::uint32_t recovering(std::uint32_t target, std::uint32_t country) const;
   // Current-plan witnesses of `target` in `country`, and those of them with
   // no counted result.
   std::uint32_t assigned(std::uint32_t target, std::uint32_t country) const;
@@ -84,6 +86,7 @@ class Tally {
   std::vector<std::int32_t> reporting_;  // [target][country]
   std::vector<std::int32_t> failing_;    // [target][country]
   std::vector<std::int32_t> succeeding_; // [target][country]
+  std::vector<std::int32_t> recovering_; // [target][country]
   std::vector<std::int32_t> present_;    // [target][country]: current witnesses with a result
   std::vector<std::int32_t> assigned_;   // [target][country]: current witnesses
   std::vector<std::vector<std::uint32_t>> failing_observers_;  // [target]

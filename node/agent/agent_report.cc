@@ -1,6 +1,7 @@
 // Agent: probe outcomes into the ledger, and the node's own report: its
 // self-check, metrics and probe view, signed and handed to the core.
 #include <algorithm>
+#include <tuple>
 
 #include "node/agent/agent_impl.h"
 #include "node/agent/state_codec.h"
@@ -42,11 +43,15 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   }
   const verdict::TargetStreak* before = ledger_.find(outcome.target);
   const std::uint32_t threshold = roster->params.fail_streak;
-  // The class and reason of a target's result (0: it gets through).
-  using Meaning = std::pair<int, ProbeFailure>;
+  // The class and reason of a target's result (0: it gets through), and
+  // whether it is flagged recovered (ProbeResult::recovered).
+  using Meaning = std::tuple<int, ProbeFailure, bool>;
   auto meaning_of_streak = [&](const verdict::TargetStreak* streak) {
-    if (streak == nullptr || streak->fail_streak == 0) return Meaning{0, ProbeFailure::none};
-    return Meaning{static_cast<int>(class_of(streak->fail_streak, threshold)), streak->reason};
+    if (streak == nullptr) return Meaning{0, ProbeFailure::none, false};
+    if (streak->fail_streak == 0) {
+      return Meaning{0, ProbeFailure::none, streak->result(0, threshold).recovered};
+    }
+    return Meaning{static_cast<int>(class_of(streak->fail_streak, threshold)), streak->reason, false};
   };
   const auto had = meaning_of_streak(before);
   const bool first = before == nullptr;

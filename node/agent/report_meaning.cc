@@ -16,6 +16,7 @@ ReportMeaning meaning_of(const SelfCheck& self_check, const ProbeView& view, std
     if (std::binary_search(assigned.begin(), assigned.end(), result.target)) {
       meaning.present.push_back(result.target);
     }
+    if (result.recovered) meaning.recovered.push_back(result.target);
     if (result.fail_streak == 0) continue;
     meaning.failing.push_back(
         TargetMeaning{result.target, class_of(result.fail_streak, fail_streak), result.reason});

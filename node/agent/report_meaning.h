@@ -42,6 +42,9 @@ struct ReportMeaning {
   // witness with none is missing (VERDICTS.md rule 10), so a target's first
   // result is news (a node just started, a roster just changed).
   std::vector<std::uint32_t> present;
+  // Targets flagged recovered (ProbeResult::recovered): the flag is read by
+  // the far-side rule (VERDICTS.md rule 6), so its end is news as well.
+  std::vector<std::uint32_t> recovered;
   bool operator==(const ReportMeaning&) const = default;
 };
 

@@ -103,7 +103,8 @@ Json server_detail_json(const ApiSnapshot& snapshot, const ServerState& server) 
                          {"last_reason", to_string(o.reason)},
                          {"stages", stages_json(o.reason)},
                          {"last_probe_age_s", age_s(snapshot, o.last_probe_ms)},
-                         {"unreliable", o.unreliable}});
+                         {"unreliable", o.unreliable},
+                         {"recovered", o.recovered}});
   }
   out["observers"] = std::move(observers);
   return out;

@@ -31,6 +31,7 @@ struct ObserverView {
   ProbeFailure reason = ProbeFailure::none;
   UnixMs last_probe_ms = 0;
   bool unreliable = false;  // its votes are discarded
+  bool recovered = false;   // gets through only lately (ProbeResult::recovered)
 };
 
 struct ServerState {

@@ -87,6 +87,20 @@ TEST_CASE("a target's failure is published at once: on its way at the first, fai
   }
   REQUIRE(recovered_ms.has_value());
   CHECK(*recovered_ms <= 10'500 + 2'000 + 2'500);  // a probe interval, then the change gap
+  // The recovery travels flagged (docs/VERDICTS.md rule 6) for fail_streak
+  // probes, and the flag's end is news as well: published, not left to the
+  // heartbeat.
+  CHECK(result_for(*held_report(fleet), 1)->recovered);
+  const auto recovered_reports = fleet.agent(0).counters().reports_published;
+  std::optional<DurationMs> unflagged_ms;
+  while (fleet.now - lift_ms < 120'000 && !unflagged_ms) {
+    fleet.step();
+    if (!result_for(*held_report(fleet), 1)->recovered) unflagged_ms = fleet.now - lift_ms;
+  }
+  REQUIRE(unflagged_ms.has_value());
+  CHECK(*unflagged_ms >= 3 * 9'500);   // the 4th ok probe ends it, not sooner
+  CHECK(*unflagged_ms <= 4 * 10'500 + 2'000 + 2'500);
+  CHECK(fleet.agent(0).counters().reports_published - recovered_reports == 1);
 }
 
 TEST_CASE("a streak that only grows, or a success after a success, publishes nothing") {

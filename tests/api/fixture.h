@@ -76,7 +76,7 @@ inline std::shared_ptr<ApiSnapshot> snapshot(std::uint64_t index = 7) {
   out->servers[2].observers = {
       {"de-1", "DE", 4, 0, ProbeFailure::tcp_timeout, out->taken_ms - 3'000, false},
       {"de-2", "DE", 5, 0, ProbeFailure::tls_reset, out->taken_ms - 4'000, false},
-      {"nl-2", "NL", 0, 9, ProbeFailure::none, out->taken_ms - 40'000, true}};
+      {"nl-2", "NL", 0, 2, ProbeFailure::none, out->taken_ms - 40'000, true, true}};
   out->digest_hex = std::string(64, 'a');
   out->records = 4;
   out->held = {{RecordKind::roster, "operator", 3, 1'700'000'000'000, 0x5be1c0a2},

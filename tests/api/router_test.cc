@@ -108,6 +108,8 @@ TEST_CASE("GET /v1/servers/{id}: metrics, self-check and each observer's ladder"
   CHECK(ip_block["last_probe_age_s"] == 3);
   CHECK(server["observers"][1]["stages"] == Json{{"tcp", "ok"}, {"tls", "failed"}});
   CHECK(server["observers"][2]["unreliable"] == true);
+  CHECK(server["observers"][2]["recovered"] == true);
+  CHECK(ip_block["recovered"] == false);
   const Json silent = body_of(get("/v1/servers/nl-2"));
   CHECK(silent["metrics"].is_null());
   CHECK(silent["self_check"].is_null());

@@ -185,7 +185,9 @@ Result<std::vector<ProbeResult>, ReportError> decode_ok_targets(const Object* f,
 
 Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster,
                                            std::uint32_t origin_index, UnixMs timestamp) {
-  auto f = as_array(o, "view", kViewFields);
+  // Five elements, or six with the recovered bitmap.
+  const bool six = o.type == msgpack::type::ARRAY && o.via.array.size == kViewFieldsRecovered;
+  auto f = as_array(o, "view", six ? kViewFieldsRecovered : kViewFields);
   if (!f) return f.error();
   ProbeView view;
   auto version = as_uint((*f)[0], "view.roster_version", std::numeric_limits<std::uint64_t>::max());
@@ -223,6 +225,23 @@ Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster
                   "view: target " + std::to_string(failures[b].target) + " is both ok and failing");
     }
     view.results.push_back(take_ok ? (*ok)[a++] : failures[b++]);
+  }
+  if (!six) return view;
+  const Object& recovered = (*f)[5];
+  if (recovered.type != msgpack::type::BIN)
+    return fail(ReportError::malformed, "view.recovered: not a bin");
+  const auto* bits = reinterpret_cast<const std::uint8_t*>(recovered.via.bin.ptr);
+  const std::uint32_t bytes = recovered.via.bin.size;
+  if (bytes == 0) return fail(ReportError::malformed, "view.recovered: empty");
+  if (bits[bytes - 1] == 0) return fail(ReportError::malformed, "view.recovered: trailing zero byte");
+  for (std::uint32_t i = 0; i < bytes * 8; ++i) {
+    if ((bits[i / 8] >> (i % 8) & 1) == 0) continue;
+    auto it = std::find_if(view.results.begin(), view.results.end(),
+                           [i](const ProbeResult& r) { return r.target == i; });
+    if (it == view.results.end() || it->fail_streak != 0) {
+      return fail(ReportError::impossible_value, "view.recovered: target is not an ok target");
+    }
+    it->recovered = true;
   }
   return view;
 }

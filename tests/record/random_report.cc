@@ -30,7 +30,8 @@ enum class RuleFault {
   bitmap_self, failure_beyond_roster, failure_beyond_any, failure_self, repeated, out_of_order,
   ok_and_failing, fail_streak_zero, fail_streak_over, probe_age_over, ok_after_probe,
   ok_at_zero, ok_age_over, reason_none, reason_over, bitmap_trailing_zero, summary_without_ok,
-  ok_streak_zero, ok_streak_over, summary_age_over, count
+  ok_streak_zero, ok_streak_over, summary_age_over, recovered_not_ok, recovered_empty,
+  recovered_trailing_zero, count
 };
 constexpr const char* kRuleFaultNames[] = {
   "reason_too_long", "reason_control", "reason_bad_utf8", "cpu_over", "u32_over",
@@ -38,7 +39,8 @@ constexpr const char* kRuleFaultNames[] = {
   "failure_self", "repeated", "out_of_order", "ok_and_failing", "fail_streak_zero",
   "fail_streak_over", "probe_age_over", "ok_after_probe", "ok_at_zero", "ok_age_over",
   "reason_none", "reason_over", "bitmap_trailing_zero", "summary_without_ok", "ok_streak_zero",
-  "ok_streak_over", "summary_age_over"};
+  "ok_streak_over", "summary_age_over", "recovered_not_ok", "recovered_empty",
+  "recovered_trailing_zero"};
 static_assert(std::size(kRuleFaultNames) == static_cast<std::size_t>(RuleFault::count));
 
 enum class WireFault {
@@ -69,6 +71,7 @@ struct Model {
   std::uint64_t ok_streak = 0;
   std::uint64_t ok_age = 0;
   std::vector<Failure> failures;
+  std::optional<Bytes> recovered;  // the sixth view element, when present
 };
 
 // What the draw of one report works with.
@@ -143,6 +146,14 @@ Model random_valid_model(Draw& d, std::uint64_t version) {
     m.ok_age = d.between(0, d.age_max);
   }
   for (std::uint64_t target : failing) m.failures.push_back(random_failure(d, target));
+  if (!ok.empty() && d.chance(30)) {
+    Bytes recovered;
+    for (std::uint64_t target : ok) {
+      if (d.chance(30)) set_bit(recovered, target);
+    }
+    if (recovered.empty()) set_bit(recovered, *ok.begin());
+    m.recovered = recovered;
+  }
   return m;
 }
 
@@ -246,6 +257,17 @@ void apply_rule_fault(Model& m, RuleFault fault, Draw& d, std::uint32_t origin) 
       break;
     case RuleFault::ok_streak_over: m.ok_streak = d.between(kStreakMax + 1, kU64Max); break;
     case RuleFault::summary_age_over: m.ok_age = d.between(d.age_max + 1, kU64Max); break;
+    case RuleFault::recovered_not_ok: {  // a failing target, or one with no result
+      Bytes& recovered = m.recovered ? *m.recovered : m.recovered.emplace();
+      set_bit(recovered, m.failures.empty() || d.chance(30) ? d.below(d.target_limit)
+                                                            : m.failures[0].target);
+      break;
+    }
+    case RuleFault::recovered_empty: m.recovered = Bytes{}; break;
+    case RuleFault::recovered_trailing_zero:
+      if (!m.recovered) m.recovered = Bytes{0x01};
+      m.recovered->push_back(0);
+      break;
     case RuleFault::count: break;
   }
 }
@@ -258,7 +280,7 @@ void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
   w.str(m.reason);
   w.array(10);
   for (std::uint64_t v : m.metrics) w.uint(v);
-  w.array(5);
+  w.array(m.recovered ? 6 : 5);
   w.uint(m.version);
   w.bin(m.bitmap);
   w.uint(m.ok_streak);
@@ -277,6 +299,7 @@ void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
     f.ok_age ? w.uint(*f.ok_age) : w.nil();
     w.uint(f.reason);
   }
+  if (m.recovered) w.bin(*m.recovered);
 }
 
 UnixMs random_timestamp(Draw& d) {

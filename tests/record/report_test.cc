@@ -248,6 +248,56 @@ TEST_CASE("report bitmap and summary rules") {
                "ok summary set but no ok targets");
 }
 
+// The sample with targets 1 and 7 flagged recovered: a sixth view element,
+// bitmap 0x82 (targets 1 and 7 of byte 0).
+Report recovered_sample() {
+  Report report = sample_report();
+  report.view.results[0].recovered = true;
+  report.view.results[3].recovered = true;
+  return report;
+}
+
+Bytes recovered_patched(std::function<void(Packer&)> replacement) {
+  return test::patch_msgpack(encode_report_payload(recovered_sample(), kNow), {2, 5}, replacement);
+}
+
+TEST_CASE("recovered targets travel as a sixth view element, only when there is one") {
+  Bytes plain = encode_report_payload(sample_report(), kNow);
+  Bytes flagged = encode_report_payload(recovered_sample(), kNow);
+  // The element is left out when nothing is flagged: the bytes of a report
+  // without recoveries are what they were before the element existed.
+  CHECK(flagged.size() == plain.size() + 3);  // bin 8 header, length, one byte
+  CHECK(flagged[flagged.size() - 1] == 0x82);
+  auto decoded = decode(flagged);
+  REQUIRE(decoded.ok());
+  CHECK(*decoded == recovered_sample());
+  CHECK(encode_report_payload(*decoded, kNow) == flagged);
+  CHECK(validate_report_payload(flagged, roster10(), 0, kNow).ok());
+  auto unflagged = decode(plain);
+  REQUIRE(unflagged.ok());
+  CHECK(std::none_of(unflagged->view.results.begin(), unflagged->view.results.end(),
+                     [](const ProbeResult& r) { return r.recovered; }));
+}
+
+TEST_CASE("recovered bitmap rules") {
+  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
+    expect_error(payload, code, fragment);
+    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
+    REQUIRE_FALSE(checked.ok());
+    CHECK(checked.code() == code);
+  };
+  refused(recovered_patched(bin({})), ReportError::malformed,
+          "view.recovered: empty (the element is left out instead)");
+  refused(recovered_patched(bin({0x82, 0x00})), ReportError::malformed,
+          "view.recovered: trailing zero byte");
+  refused(recovered_patched(bin({0x8a})), ReportError::impossible_value,
+          "view.recovered: target 3 is not an ok target");  // 3 fails
+  refused(recovered_patched(bin({0x82, 0x01})), ReportError::impossible_value,
+          "view.recovered: target 8 is not an ok target");  // 8 has no result
+  refused(recovered_patched(uint_value(2)), ReportError::malformed, "view.recovered: not a bin");
+  refused(recovered_patched(bin(Bytes(513, 1))), ReportError::oversize, "longer than 512 bytes");
+}
+
 TEST_CASE("report failure entry rules") {
   auto failures = [](std::vector<std::array<std::int64_t, 5>> e) {
     return patched({2, 4}, failure_list(std::move(e)));

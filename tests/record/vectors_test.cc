@@ -84,8 +84,10 @@ TEST_CASE("the ok vectors' payloads decode: the roster, then the report against 
   }
   REQUIRE(roster.has_value());
   CHECK(roster->servers.size() == 3);
+  std::set<std::string> decoded_reports;
   for (const nlohmann::json& v : vectors) {
-    if (v["name"] != "report_ok") continue;
+    if (v["name"] != "report_ok" && v["name"] != "report_recovered") continue;
+    decoded_reports.insert(v["name"].get<std::string>());
     std::uint32_t origin = roster->index_of(v["origin"].get<std::string>()).value();
     auto report = decode_report_payload(hex_bytes(v["payload"]), *roster, origin,
                                         v["timestamp_ms"].get<std::int64_t>());
@@ -93,6 +95,9 @@ TEST_CASE("the ok vectors' payloads decode: the roster, then the report against 
     REQUIRE(report->view.results.size() == 2);
     CHECK(report->view.results[0].fail_streak == 0);
     CHECK(report->view.results[1].reason == ProbeFailure::tcp_timeout);
+    CHECK(report->view.results[0].recovered == (v["name"] == "report_recovered"));
+    CHECK_FALSE(report->view.results[1].recovered);
     CHECK(roster->servers[origin].key == public_key_from_hex(v["public_key"].get<std::string>()).value());
   }
+  CHECK(decoded_reports.size() == 2);
 }

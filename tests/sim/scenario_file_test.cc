@@ -188,22 +188,6 @@ TEST_CASE("two letters are a country code in either case; blocks read their opti
   CHECK(block.port == BlockPort::gossip);
 }
 
-TEST_CASE("the heal of a 60% and an 80% mass block: no false verdict at their own seed") {
-  // scenarios/mass-block-*-heal.toml say which seeds still show the known
-  // transient (docs/VERDICTS.md, rule 6).
-  for (const char* name : {"mass-block-60-heal", "mass-block-80-heal"}) {
-    CAPTURE(name);
-    const std::string file = std::string("scenarios/") + name + ".toml";
-    auto scenario = load_scenario_file(std::string(MESHNODE_SOURCE_DIR) + "/" + file);
-    REQUIRE_MESSAGE(scenario.ok(), (scenario.ok() ? std::string() : scenario.message()));
-    REQUIRE(scenario->events.size() == 2);
-    CHECK(scenario->events[1].kind == EventKind::unblock);
-    auto result = run_scenario(scenario.value(), {0, "meshsim --scenario-file " + file});
-    REQUIRE(result.ok());
-    for (const ExpectationResult& e : result->expectations) CHECK_MESSAGE(e.passed, e.text << ": " << e.detail);
-  }
-}
-
 TEST_CASE("unreadable files") {
   auto scenario = load_scenario_file("/nonexistent/scenario.toml");
   REQUIRE_FALSE(scenario.ok());

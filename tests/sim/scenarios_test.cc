@@ -84,10 +84,13 @@ TEST_CASE("lossy") {
 }
 
 // A country blocks a share of the fleet abroad: the blocked servers, and
-// only they, are unreachable on every node (three seeds each).
+// only they, are unreachable on every node; after the lift all are ok, and
+// the blocking country's servers were ok throughout (four seeds each: at
+// seed 4 the lift of the 80% block made a server of the blocking country
+// unreachable before results carried their recovery, docs/VERDICTS.md rule 6).
 TEST_CASE("mass-block") {
   for (const char* name : {"mass-block-20", "mass-block-60", "mass-block-80"}) {
-    for (std::uint64_t seed : {1u, 2u, 3u}) {
+    for (std::uint64_t seed : {1u, 2u, 3u, 4u}) {
       CAPTURE(name);
       RunResult r = run_builtin(name, {30, 5, seed, {}});
       CHECK(r.false_verdicts == 0);

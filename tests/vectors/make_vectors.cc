@@ -73,6 +73,19 @@ Bytes report_payload() {
   return encode_report_payload(report, kTimestamp);
 }
 
+// The same view a probe later: target 1 still ok, now flagged recovered
+// (view element 5, docs/PROTOCOL.md "Report payload").
+Bytes recovered_report_payload() {
+  Report report;
+  report.metrics = {137, 24'117'248, 67'108'864, 310'000, 953'674, 12'500'000, 12'100'000, 1420,
+                    2'592'000, 412};
+  report.view.roster_version = 1;
+  report.view.results = {
+      {1, 0, 2, kTimestamp - 58'000, kTimestamp - 58'000, ProbeFailure::none, true},
+      {2, 3, 0, kTimestamp - 12'000, kTimestamp - 190'000, ProbeFailure::tcp_timeout}};
+  return encode_report_payload(report, kTimestamp);
+}
+
 struct Fields {
   std::uint64_t version = kEnvelopeFormatVersion;
   std::uint64_t kind = 2;
@@ -190,6 +203,9 @@ nlohmann::json all_vectors() {
   out.push_back(vector("roster_not_from_operator", "kind roster with origin de-fra-1",
                        node.public_key, hand_built(roster_from_node, node.secret_key),
                        "malformed"));
+  out.push_back(ok_vector("report_recovered",
+                          "report of de-fra-1 (index 0), seq 6: target 1 ok and flagged recovered",
+                          kNodeSeed, RecordKind::report, "de-fra-1", 6, recovered_report_payload()));
   return out;
 }
 

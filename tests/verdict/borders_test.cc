@@ -245,3 +245,55 @@ TEST_CASE("a quarter of the fleet silent at once is a split, not an outage: no v
     }
   }
 }
+
+TEST_CASE("a lifted block: the far side stands while the border's witnesses have only just recovered") {
+  const int kStale = 8;  // of the 19: with all 19 the fleet looks split (no verdicts either way)
+  // AE blocked 19 of the 24 servers abroad and has just lifted the block:
+  // AE's witnesses already get through to them (their next probe did), while
+  // the blocked servers' reports still show AE's servers failing (their next
+  // probe of AE is yet to come). Those failures are the border seen from
+  // the other side until both sides have recovered.
+  std::uint32_t seeds_blaming_a = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    const Roster roster = fleet_30();
+    const std::set<std::uint32_t> blocked = draw_outside_a(19, seed);
+    // The blocked servers whose report still shows AE failing: the first
+    // `stale` (in server order); the others have reported their recovery.
+    std::set<std::uint32_t> still_failing(blocked.begin(), std::next(blocked.begin(), kStale));
+    auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+      return !(country_of(t) == 0 && still_failing.count(o));  // only the far side still fails
+    };
+    std::vector<ObservedReport> reports = reports_of(roster, reachable);
+    std::vector<ObservedReport> flagged = reports;
+    for (std::uint32_t o = 0; o < kPerCountry; ++o) {
+      for (ProbeResult& result : flagged[o].report.view.results) {
+        if (blocked.count(result.target)) result.recovered = true;
+      }
+    }
+    auto explained_in_a = [](const Evaluation& evaluation) {
+      std::uint32_t explained = 0;
+      for (std::uint32_t s = 0; s < kPerCountry; ++s) explained += evaluation.servers[s].explained;
+      return explained;
+    };
+    const Evaluation evaluation = evaluate(roster, flagged, kNow);
+    CHECK_FALSE(evaluation.partitioned);
+    for (std::uint32_t s = 0; s < roster.servers.size(); ++s) {
+      CAPTURE(evaluation.servers[s].id);
+      CHECK(evaluation.servers[s].status == ServerStatus::ok);
+    }
+    CHECK(explained_in_a(evaluation) > 0);
+    // Without the flags the same failures are votes (nothing explains
+    // them), and in some draws they make one of AE's own servers
+    // unreachable: the transient the flag closes.
+    const Evaluation unflagged = evaluate(roster, reports, kNow);
+    CHECK(explained_in_a(unflagged) == 0);
+    for (std::uint32_t s = 0; s < kPerCountry; ++s) {
+      if (unflagged.servers[s].status == ServerStatus::unreachable) {
+        ++seeds_blaming_a;
+        break;
+      }
+    }
+  }
+  CHECK(seeds_blaming_a > 0);
+}

@@ -338,3 +338,42 @@ TEST_CASE("probe ledger: a gap longer than restart_after_ms restarts both streak
   CHECK(ok_after_gap.last_ok_ms == kT0 + kMinute);
   CHECK(record(ledger, "de-1", kT0 + 2 * kMinute + kRestartMs + 1, ProbeFailure::none).ok_streak == 1);
 }
+
+TEST_CASE("probe ledger: a recovery is flagged for the roster's fail_streak probes") {
+  Roster roster = make_roster({"DE", "NL"}, {2, 2});  // de-1 de-2 nl-1 nl-2
+  const std::uint32_t within = roster.params.fail_streak;
+  REQUIRE(within == 3);
+  const std::vector<std::uint32_t> targets = {1, 2, 3};
+  ProbeLedger ledger;
+  auto flagged = [&](std::uint32_t target) {
+    for (const ProbeResult& r : ledger.view_for(roster, targets, 0).results) {
+      if (r.target == target) return r.recovered;
+    }
+    FAIL("no result for the target");
+    return false;
+  };
+  UnixMs at = kT0;
+  // nl-1: ok from its first probe: a first success is not a recovery.
+  record(ledger, "nl-1", at, ProbeFailure::none);
+  CHECK_FALSE(flagged(2));
+  // de-2: fails twice, then gets through: flagged for 3 probes, then not.
+  record(ledger, "de-2", at, ProbeFailure::tcp_timeout);
+  record(ledger, "de-2", at += kMinute, ProbeFailure::tcp_timeout);
+  CHECK_FALSE(flagged(1));  // a failing result is never flagged
+  for (int probe = 1; probe <= 3; ++probe) {
+    record(ledger, "de-2", at += kMinute, ProbeFailure::none);
+    CHECK_MESSAGE(flagged(1), "ok probe " << probe);
+  }
+  record(ledger, "de-2", at += kMinute, ProbeFailure::none);
+  CHECK_FALSE(flagged(1));
+  // A new failure ends the recovery; the next success starts another.
+  record(ledger, "de-2", at += kMinute, ProbeFailure::tls_reset);
+  CHECK_FALSE(flagged(1));
+  record(ledger, "de-2", at += kMinute, ProbeFailure::none);
+  CHECK(flagged(1));
+  // nl-2: a failure, then a gap longer than the restart window: the success
+  // after the gap starts afresh and is not a recovery.
+  record(ledger, "nl-2", at, ProbeFailure::tcp_refused);
+  record(ledger, "nl-2", at + kRestartMs + 1, ProbeFailure::none);
+  CHECK_FALSE(flagged(3));
+}

@@ -73,7 +73,9 @@ void print_observers(const Json& observers, const Style& style) {
     table.add_row({{o.at("id").get<std::string>()},
                    {o.at("country").get<std::string>()},
                    failing > 0 ? Cell{"failing " + std::to_string(failing), Colour::yellow}
-                               : Cell{"ok " + std::to_string(ok), Colour::none},
+                   : o.value("recovered", false)
+                       ? Cell{"ok " + std::to_string(ok) + " (recovered)", Colour::none}
+                       : Cell{"ok " + std::to_string(ok), Colour::none},
                    {o.at("last_reason").get<std::string>()},
                    {o.at("stages").at("tcp").get<std::string>()},
                    {o.at("stages").at("tls").get<std::string>()},

@@ -141,7 +141,7 @@ void StoreSource::add_reports(api::ApiSnapshot& view) {
       if (result.target >= view.servers.size() || result.target == observer) continue;
       view.servers[result.target].observers.push_back(api::ObserverView{
           entry.id, entry.country, result.fail_streak, result.ok_streak, result.reason, result.last_probe_ms,
-          discarded});
+          discarded, result.recovered});
     }
   }
 }
