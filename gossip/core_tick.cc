@@ -92,9 +92,13 @@ void GossipCore::Impl::tick_sync(UnixMs now) {
     return;
   }
   // Records younger than the settle time may still be on their way: leave
-  // them out, so that a fleet in agreement matches.
+  // them out, so that a fleet in agreement matches. The cutoff is rounded
+  // down to a multiple of the round interval: every summary opened in one
+  // interval, by this node or its peers, then has the same cutoff, and the
+  // store hashes the set once for all of them (docs/PROTOCOL.md §5).
   Summary summary;
-  const UnixMs cutoff = std::max<UnixMs>(0, now - config_.sync_settle_ms);
+  const UnixMs settled = std::max<UnixMs>(0, now - config_.sync_settle_ms);
+  const UnixMs cutoff = settled - settled % std::max<DurationMs>(config_.sync_interval_ms, 1);
   summary.cutoff_ms = static_cast<std::uint64_t>(cutoff);
   summary.digest = store_.summary(cutoff);
   outbox_.set_summary(*peer, summary);

@@ -122,6 +122,7 @@ Result<Acceptance, RecordError> RecordStore::accept_roster(const EnvelopeView& e
   acceptance.erased = install_roster(std::move(roster.value()));
   roster_record_ = make_stored_record(envelope, nullptr);
   digest_cache_.reset();
+  summary_cache_.reset();  // the indices move
   return acceptance;
 }
 
@@ -194,6 +195,11 @@ Result<Acceptance, RecordError> RecordStore::accept_report(const EnvelopeView& e
   }
   ++counters_.records_accepted;
   if (tie_break) ++counters_.records_equivocation_won;
+  // The summary changes only if the record it replaces, or the new one, is
+  // at or before its cutoff (a new record is younger than it, mostly).
+  const UnixMs touched_ms =
+      held ? std::min(held->envelope.timestamp_ms, envelope.timestamp_ms) : envelope.timestamp_ms;
+  if (summary_cache_ && touched_ms <= summary_cache_->cutoff_ms) summary_cache_.reset();
   reports_[*index] = decoded ? make_stored_record(envelope, std::move(decoded))
                              : records_.intern(envelope);
   digest_cache_.reset();
@@ -263,6 +269,7 @@ std::array<std::uint8_t, 32> RecordStore::digest() const {
 }
 
 std::array<std::uint8_t, 16> RecordStore::summary(UnixMs cutoff_ms) const {
+  if (summary_cache_ && summary_cache_->cutoff_ms == cutoff_ms) return summary_cache_->value;
   constexpr std::size_t kPerRecord = 1 + 4 + 8 + 16;
   // Written through a pointer into a buffer sized for every record: at N =
   // 1000 each SYNC round hashes 29 KB on both sides.
@@ -288,6 +295,7 @@ std::array<std::uint8_t, 16> RecordStore::summary(UnixMs cutoff_ms) const {
   std::array<std::uint8_t, 16> summary{};
   crypto_generichash(summary.data(), summary.size(), input.data(),
                      static_cast<unsigned long long>(at - input.data()), nullptr, 0);
+  summary_cache_ = SummaryCache{cutoff_ms, summary};
   return summary;
 }
 

@@ -137,7 +137,9 @@ class RecordStore {
   // signature) of every held record with timestamp_ms <= cutoff_ms, roster
   // first, then reports by index: the SYNC round's opening (SUMMARY). Two
   // nodes on one roster holding the same records up to the cutoff get the
-  // same summary. Not cached: the cutoff moves with each round.
+  // same summary. The last one is kept until a change at or before its
+  // cutoff: a node's own round and the rounds its peers open at the same
+  // cutoff then hash once (at N = 1000 a summary hashes 29 KB).
   std::array<std::uint8_t, 16> summary(UnixMs cutoff_ms) const;
 
  private:
@@ -162,6 +164,11 @@ class RecordStore {
   std::shared_ptr<const StoredRecord> roster_record_;
   std::vector<std::shared_ptr<const StoredRecord>> reports_;  // by roster index
   mutable std::optional<std::array<std::uint8_t, 32>> digest_cache_;
+  struct SummaryCache {
+    UnixMs cutoff_ms = 0;
+    std::array<std::uint8_t, 16> value{};
+  };
+  mutable std::optional<SummaryCache> summary_cache_;
 };
 
 }  // namespace mesh::gossip

@@ -288,5 +288,37 @@ TEST_CASE("a core on an older roster is offered the new one by a peer") {
   CHECK(net.converged());
 }
 
+TEST_CASE("a kept summary follows every change at or before its cutoff, and only those") {
+  Network net(3, 23, [](CoreConfig& config) { config.sync_interval_ms = 600'000; });
+  net.load_all(signed_roster(make_roster(1, 3)));
+  publish(net, 0, signed_report(0, 1, net.now));
+  publish(net, 1, signed_report(1, 1, net.now));
+  net.run(5);
+  REQUIRE(net.converged());
+  GossipCore& core = *net.cores[0];
+  const UnixMs cutoff = net.now;
+  const auto before = core.summary(cutoff);
+  CHECK(net.cores[1]->summary(cutoff) == before);
+  // A record after the cutoff (s2's first) leaves it as it was.
+  publish(net, 2, signed_report(2, 1, cutoff + 500));
+  net.run(3);
+  REQUIRE(net.converged());
+  CHECK(core.summary(cutoff) == before);
+  // s0's next report replaces one at the cutoff: the summary moves, on the
+  // node that kept it as on one that hashes afresh.
+  publish(net, 0, signed_report(0, 2, cutoff + 1'000));
+  net.run(3);
+  REQUIRE(net.converged());
+  const auto after = core.summary(cutoff);
+  CHECK(after != before);
+  CHECK(net.cores[2]->summary(cutoff) == after);
+  // A record dated at the cutoff itself counts too.
+  publish(net, 2, signed_report(2, 2, cutoff));
+  net.run(3);
+  REQUIRE(net.converged());
+  CHECK(core.summary(cutoff) != after);
+  CHECK(core.summary(cutoff) == net.cores[1]->summary(cutoff + 1));  // nothing new in between
+}
+
 }  // namespace
 }  // namespace mesh::gossip
