@@ -62,29 +62,22 @@ key = "22fc297792f0b6ffc0bfcfdb7edb0c0aa14e025a365ec0e342e86e3829cb74b6"
 routes = ["eu"]
 )";
 
-Bytes report_payload() {
+// de-fra-1's view of roster version 1: target 1 ok (`ok_streak`, flagged
+// recovered or not), target 2 failing.
+Bytes report_payload(std::uint32_t ok_streak = 12, bool recovered = false) {
   Report report;
   report.metrics = {137, 24'117'248, 67'108'864, 310'000, 953'674, 12'500'000, 12'100'000, 1420,
                     2'592'000, 412};
   report.view.roster_version = 1;
   report.view.results = {
-      {1, 0, 12, kTimestamp - 58'000, kTimestamp - 58'000, ProbeFailure::none},
+      {1, 0, ok_streak, kTimestamp - 58'000, kTimestamp - 58'000, ProbeFailure::none, recovered},
       {2, 3, 0, kTimestamp - 12'000, kTimestamp - 190'000, ProbeFailure::tcp_timeout}};
   return encode_report_payload(report, kTimestamp);
 }
 
 // The same view a probe later: target 1 still ok, now flagged recovered
 // (view element 5, docs/PROTOCOL.md "Report payload").
-Bytes recovered_report_payload() {
-  Report report;
-  report.metrics = {137, 24'117'248, 67'108'864, 310'000, 953'674, 12'500'000, 12'100'000, 1420,
-                    2'592'000, 412};
-  report.view.roster_version = 1;
-  report.view.results = {
-      {1, 0, 2, kTimestamp - 58'000, kTimestamp - 58'000, ProbeFailure::none, true},
-      {2, 3, 0, kTimestamp - 12'000, kTimestamp - 190'000, ProbeFailure::tcp_timeout}};
-  return encode_report_payload(report, kTimestamp);
-}
+Bytes recovered_report_payload() { return report_payload(2, true); }
 
 struct Fields {
   std::uint64_t version = kEnvelopeFormatVersion;
