@@ -166,6 +166,11 @@ TEST_CASE("unreliable-witness") {
 
 TEST_CASE("agent-stop") { run_builtin("agent-stop", {20, 5, 11, {}}); }
 
+TEST_CASE("rolling-restart") {
+  RunResult r = run_builtin("rolling-restart", {30, 5, 41, {}});
+  CHECK(r.false_verdicts == 0);
+}
+
 TEST_CASE("service-down") { run_builtin("service-down", {20, 5, 13, {}}); }
 
 TEST_CASE("partition-heal") {

@@ -232,6 +232,26 @@ void agent_stop(Builder& b) {
   b.s.duration_ms = 24 * kMinute;
 }
 
+// A rolling restart (an upgrade): every agent restarts in turn, one every
+// 5m / n from 1m, each down for a second. Nothing may be marked; the
+// records converge and every server is ok after it. Each agent starts its
+// self-checks and heartbeats afresh, so afterwards the fleet's heartbeats
+// are spread over the interval, as in a fleet whose servers were started
+// over days (docs/PROTOCOL.md §9 says what that costs).
+void rolling_restart(Builder& b) {
+  const std::uint32_t n = b.s.fleet.generated_nodes;
+  const DurationMs step = 5 * kMinute / n;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const DurationMs at = kMinute + static_cast<DurationMs>(i) * step;
+    b.event(at, EventKind::stop_agent, {b.id(i)});
+    b.event(at + 1'000, EventKind::start_agent, {b.id(i)});
+  }
+  b.digests_agree(12 * kMinute, 14 * kMinute);
+  for (std::uint32_t c = 0; c < b.k; ++c) b.status(b.of_country(c, 0), ServerStatus::ok, 14 * kMinute);
+  b.no_false_verdicts();
+  b.s.duration_ms = 15 * kMinute;
+}
+
 // The VPN service stops: unavailable and out of rotation; it heals when the service returns.
 void service_down(Builder& b) {
   ServerId server = b.of_country(2 % b.k, 0);
@@ -387,6 +407,7 @@ const std::map<std::string, Entry>& table() {
       {"one-way-block", {30, 5, one_way_block}},
       {"unreliable-witness", {40, 5, unreliable_witness}},
       {"agent-stop", {20, 5, agent_stop}},
+      {"rolling-restart", {30, 5, rolling_restart}},
       {"sni-block", {20, 5, sni_block}},
       {"service-down", {20, 5, service_down}},
       {"partition-heal", {30, 5, partition_heal}},
