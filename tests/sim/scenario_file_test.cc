@@ -176,6 +176,18 @@ TEST_CASE("a block with port = \"sni\" parses as the SNI block") {
   CHECK(scenario.events.at(0).port == BlockPort::sni);
 }
 
+TEST_CASE("gossip_loss: TCP streams by default, datagram frames on request, nothing else") {
+  CHECK(accepted(std::string(kMinimal)).sim.gossip_loss == GossipLoss::stream);
+  CHECK(accepted(std::string(kMinimal) + "[sim]\ngossip_loss = \"frames\"\n").sim.gossip_loss ==
+        GossipLoss::frames);
+  const std::string message =
+      refused(std::string(kMinimal) + "[sim]\ngossip_loss = \"udp\"\n", ScenarioError::bad_field);
+  CHECK(message.find("sim.gossip_loss") != std::string::npos);
+  CHECK(message.find("bad.toml:") != std::string::npos);
+  CHECK(refused(std::string(kMinimal) + "[sim]\ngossip_loss = 1\n", ScenarioError::bad_field)
+            .find("sim.gossip_loss") != std::string::npos);
+}
+
 TEST_CASE("two letters are a country code in either case; blocks read their options") {
   const Scenario scenario = accepted(std::string(kMinimal) +
                                      "[[event]]\nat = \"1m\"\nkind = \"block\"\nservers = [\"nl\"]\n"

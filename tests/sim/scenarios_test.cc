@@ -77,10 +77,29 @@ TEST_CASE("country-block-200") {
   }
 }
 
+// 10% loss on every link. Gossip rides TCP: no frame is lost, lost
+// packets are sent again, and records still reach every node within the
+// dissemination bound.
 TEST_CASE("lossy") {
   RunResult r = run_builtin("lossy", {30, 5, 3, {}});
   CHECK(r.false_verdicts == 0);
+  CHECK(r.gossip_loss == "stream");
+  CHECK(counter(r, "frames_lost") == 0);
+  CHECK(r.tcp.at("retransmissions") > 0);
+  CHECK(r.tcp.at("syn_retries") > 0);
+  CHECK(r.dissemination.completed > 0);
+  CHECK(r.dissemination.rounds_p99 <= r.dissemination.rounds_bound);
+}
+
+// The same loss with every gossip frame a datagram: the repair paths carry
+// it, and no verdict is false.
+TEST_CASE("lossy-frames") {
+  RunResult r = run_builtin("lossy-frames", {30, 5, 3, {}});
+  CHECK(r.false_verdicts == 0);
+  CHECK(r.gossip_loss == "frames");
   CHECK(counter(r, "frames_lost") > 0);
+  CHECK(r.tcp.at("handshakes") == 0);
+  CHECK(counter(r, "grafts_sent") > 0);
 }
 
 // A country blocks a share of the fleet abroad: the blocked servers, and

@@ -204,6 +204,14 @@ void lossy(Builder& b) {
   b.s.duration_ms = 60 * kMinute;
 }
 
+// The same loss with each gossip frame a datagram: a frame is lost whole,
+// as no TCP connection loses one. A stress test of the repair paths (IHAVE,
+// GRAFT, SYNC) that a TCP fleet uses only when connections break.
+void lossy_frames(Builder& b) {
+  lossy(b);
+  b.s.sim.gossip_loss = GossipLoss::frames;
+}
+
 // One observer loses its outbound traffic to half its neighbours: it is
 // listed as unreliable and its votes do not make anyone unreachable.
 void unreliable_witness(Builder& b) {
@@ -399,6 +407,7 @@ const std::map<std::string, Entry>& table() {
   static const std::map<std::string, Entry> kTable{
       {"country-block", {60, 5, country_block}},
       {"lossy", {40, 5, lossy}},
+      {"lossy-frames", {40, 5, lossy_frames}},
       {"mass-block-20", {30, 5, [](Builder& b) { mass_block(b, 20, true); }}},
       {"mass-block-60", {30, 5, [](Builder& b) { mass_block(b, 60, true); }}},
       {"mass-block-80", {30, 5, [](Builder& b) { mass_block(b, 80, true); }}},

@@ -346,6 +346,14 @@ void Run::finish_metrics() {
   const gossip::Counters total = total_counters();
   total.for_each([&](const char* name, std::uint64_t value) { result_.counters[name] = value; });
   result_.network = network_drops_;
+  result_.gossip_loss = to_string(scenario_.sim.gossip_loss);
+  const StreamCounters& tcp = streams_.counters();
+  result_.tcp = {{"handshakes", tcp.handshakes},
+                 {"syn_retries", tcp.syn_retries},
+                 {"retransmissions", tcp.retransmissions},
+                 {"frames_delayed", tcp.frames_delayed},
+                 {"frames_held_in_order", tcp.frames_reordered},
+                 {"connections_failed", tcp.connections_failed}};
   // Bandwidth and duplicates over the metrics window only.
   std::uint64_t sent_max = 0, received_max = 0, probe_max = 0;
   double sent = 0, received = 0, probes = 0;

@@ -93,6 +93,7 @@ std::string to_json(const RunResult& r, bool timing) {
       {"command", r.command}, {"passed", r.passed}, {"expectations", expectations_json(r)},
       {"snapshots", snapshots}, {"false_verdicts", false_json(r)}, {"metrics", metrics_json(r)},
       {"counters", r.counters}, {"network", r.network},
+      {"gossip_loss", r.gossip_loss}, {"tcp", r.tcp},
       {"checks", {{"periodic", r.checks}, {"checked_nodes", r.checked_nodes},
                   {"evaluations", r.evaluations}, {"evaluations_memoized", r.evaluations_memoized}}},
       {"signatures", {{"memoized", r.signatures_memoized}, {"checks", r.signature_checks},

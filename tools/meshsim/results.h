@@ -116,6 +116,8 @@ struct RunResult {
 
   std::map<std::string, std::uint64_t> counters;  // gossip counters summed over every core
   std::map<std::string, std::uint64_t> network;   // frames dropped by the network model, by cause
+  std::string gossip_loss;                        // the loss model of gossip frames (SimParams)
+  std::map<std::string, std::uint64_t> tcp;       // what TCP did to gossip frames (StreamCounters)
   bool signatures_memoized = true;
   std::uint64_t signature_checks = 0;     // verify() calls made by the cores
   std::uint64_t signature_verifications = 0;  // of which ran libsodium (unique records)

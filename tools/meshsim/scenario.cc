@@ -30,6 +30,10 @@ const char* to_string(EventKind kind) {
   return "?";
 }
 
+const char* to_string(GossipLoss loss) {
+  return loss == GossipLoss::stream ? "stream" : "frames";
+}
+
 const char* to_string(BlockPort port) {
   switch (port) {
     case BlockPort::all: return "all";

@@ -143,6 +143,12 @@ struct Expectation {
 };
 
 // Simulator knobs that are not roster parameters.
+// What a lost packet does to a gossip frame (docs/SIMULATOR.md, "Network"):
+// `stream` is TCP, as the daemon sends (the frame arrives late, in order);
+// `frames` is a stress setting, each frame a datagram lost with the link's loss.
+enum class GossipLoss : std::uint8_t { stream, frames };
+const char* to_string(GossipLoss loss);
+
 struct SimParams {
   DurationMs tick_interval_ms = 1'000;    // the core's tick (CoreConfig::tick_interval_ms)
   DurationMs check_interval_ms = 30'000;  // verdicts of every node are evaluated this often
@@ -151,6 +157,7 @@ struct SimParams {
   DurationMs probe_timeout_ms = 10'000;   // the prober's connect deadline: an unanswered probe ends then
   std::uint32_t tcp_probe_bytes = 280;    // connect + RST, both directions (node/agent/wire_cost.h)
   std::uint32_t tls_probe_bytes = 2'400;  // TLS up to the ServerHello, both directions (docs/PROTOCOL.md, "Probes")
+  GossipLoss gossip_loss = GossipLoss::stream;
   std::size_t overlay_rings = 2;          // CoreConfig overrides
   DurationMs sync_interval_ms = 30'000;
   // Nodes whose verdicts are evaluated at checks and snapshots: 0 = all.

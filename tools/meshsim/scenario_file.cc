@@ -284,6 +284,12 @@ Status<ScenarioError> read_sim(Reader& top, Scenario& s) {
   MESH_TRY(r.duration("probe_timeout", p.probe_timeout_ms));
   MESH_TRY(r.integer("tcp_probe_bytes", p.tcp_probe_bytes, 0, 1'000'000));
   MESH_TRY(r.integer("tls_probe_bytes", p.tls_probe_bytes, 0, 1'000'000));
+  if (const toml::node* loss = r.get("gossip_loss")) {
+    const std::string name = loss->is_string() ? *loss->value<std::string>() : "";
+    if (name == to_string(GossipLoss::stream)) p.gossip_loss = GossipLoss::stream;
+    else if (name == to_string(GossipLoss::frames)) p.gossip_loss = GossipLoss::frames;
+    else return r.fail(loss, "gossip_loss", "expected \"stream\" (TCP) or \"frames\" (datagrams)");
+  }
   MESH_TRY(r.integer("overlay_rings", p.overlay_rings, 1, 32));
   MESH_TRY(r.duration("sync_interval", p.sync_interval_ms));
   MESH_TRY(r.integer("check_nodes", p.check_nodes, 0, kNodesMax));

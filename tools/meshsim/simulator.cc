@@ -11,6 +11,9 @@
 namespace mesh::sim {
 namespace {
 
+// Item::gen of a deliver action is the sender; an injected frame has none.
+constexpr std::uint32_t kNoSender = 0xffff'ffff;
+
 // The record's last 8 bytes (the end of its signature): tells records apart
 // in the dissemination measurement without decoding them.
 std::uint64_t tail_key(const Bytes& raw) {
@@ -44,7 +47,8 @@ Run::Run(const Scenario& scenario, World world, const RunOptions& options)
       start_ms_(scenario.start_unix_ms),
       now_ms_(scenario.start_unix_ms),
       rng_(mix_seed(scenario.seed, 0x6e6574)),
-      network_(world_, scenario) {
+      network_(world_, scenario),
+      streams_(network_) {
   const auto count = static_cast<std::uint32_t>(world_.servers.size());
   std::uint32_t check_nodes = scenario.sim.check_nodes;
   if (check_nodes == 0) check_nodes = count <= 256 ? count : 32;
@@ -108,7 +112,7 @@ RunResult Run::execute() {
         if (current) on_probe_result(node, item.arg);
         else free_outcomes_.push_back(item.arg);  // the agent that asked is gone
         break;
-      case Action::deliver: on_deliver(node, item.arg); break;
+      case Action::deliver: on_deliver(node, item.arg, item.gen); break;
       case Action::check:
         on_check(item.arg & 1, item.gen == 0 ? std::nullopt : std::optional<std::size_t>(item.gen - 1));
         break;
@@ -161,6 +165,7 @@ void Run::start_agent(SimNode& node, bool fresh_install) {
 
 void Run::stop_agent(SimNode& node) {
   node.agent_running = false;
+  streams_.close_all(node.index);
   ++node.generation;
 }
 
@@ -334,14 +339,25 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
     ++network_drops_["frames_tampered_in_flight"];
   }
   if (network_.gossip_blocked(from.index, to)) {
+    streams_.close(from.index, to);
     ++network_drops_["frames_blocked"];
     return;
   }
-  if (!network_.packet_passes(from.index, to, rng_)) {
-    ++network_drops_["frames_lost"];
-    return;
+  UnixMs at = now_ms_;
+  if (scenario_.sim.gossip_loss == GossipLoss::frames) {
+    if (!network_.packet_passes(from.index, to, rng_)) {
+      ++network_drops_["frames_lost"];
+      return;
+    }
+    at += network_.delay(from.index, to, rng_);
+  } else {
+    auto arrival = streams_.arrival(from.index, to, frame.size(), now_ms_, rng_);
+    if (!arrival) {
+      ++network_drops_["frames_connection_failed"];
+      return;
+    }
+    at = *arrival;
   }
-  const DurationMs delay = network_.delay(from.index, to, rng_);
   std::uint32_t slot;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(frames_.size());
@@ -351,7 +367,7 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
     free_slots_.pop_back();
   }
   frames_[slot] = std::move(frame);
-  schedule(now_ms_ + delay, Action::deliver, to, 0, slot);
+  schedule(at, Action::deliver, to, from.index, slot);
 }
 
 void Run::inject_frame(std::uint32_t to, Bytes frame) {
@@ -363,14 +379,15 @@ void Run::inject_frame(std::uint32_t to, Bytes frame) {
     frames_.emplace_back();
   }
   frames_[slot] = std::move(frame);
-  schedule(now_ms_ + scenario_.link_defaults.latency_ms, Action::deliver, to, 0, slot);
+  schedule(now_ms_ + scenario_.link_defaults.latency_ms, Action::deliver, to, kNoSender, slot);
 }
 
-void Run::on_deliver(SimNode& node, std::uint32_t slot) {
+void Run::on_deliver(SimNode& node, std::uint32_t slot, std::uint32_t sender) {
   Bytes frame = std::move(frames_[slot]);
   frames_[slot] = Bytes{};
   free_slots_.push_back(slot);
   if (!node.running()) {
+    if (sender != kNoSender) streams_.close(sender, node.index);  // refused or reset
     ++network_drops_["frames_to_stopped_agent"];
     return;
   }

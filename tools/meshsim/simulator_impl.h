@@ -21,6 +21,7 @@
 #include "tools/meshsim/results.h"
 #include "tools/meshsim/scenario.h"
 #include "tools/meshsim/sim_node.h"
+#include "tools/meshsim/streams.h"
 #include "tools/meshsim/simulator.h"
 
 namespace mesh::sim {
@@ -67,7 +68,7 @@ class Run {
   void stop_agent(SimNode& node);
   void on_tick(SimNode& node);
   void on_probe_result(SimNode& node, std::uint32_t slot);
-  void on_deliver(SimNode& node, std::uint32_t slot);
+  void on_deliver(SimNode& node, std::uint32_t slot, std::uint32_t sender);
   void apply_effects(SimNode& node, agent::AgentEffects&& effects);
   void run_probe(SimNode& node, const agent::ProbeRequest& request);
   void answer_self_check(SimNode& node);
@@ -109,6 +110,7 @@ class Run {
   UnixMs now_ms_ = 0;    // virtual time (Unix ms)
   Rng rng_;
   Network network_;
+  Streams streams_;
   MemoVerifier verifier_;
   MemoRosters roster_memo_;
   MemoRecords record_memo_;
