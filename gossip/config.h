@@ -57,7 +57,7 @@ struct CoreConfig {
   // A SYNC round opens with a 16-byte SUMMARY of the records up to the
   // settle cutoff, answered by the full SYNC list only when the sets differ;
   // but with the full list at once for this long after a sign that records
-  // go astray (a GRAFT, a useful REPAIR, a settled record a peer lacked): a
+  // go astray (a record that came by SYNC, a settled record a peer lacked): a
   // node losing records then gets them in one round trip, not two
   // (docs/PROTOCOL.md §5 has the measurements).
   DurationMs sync_full_for_ms = 300'000;

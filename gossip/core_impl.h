@@ -62,8 +62,9 @@ class GossipCore::Impl {
   std::optional<UnixMs> next_sync_ms_;
   // SYNC rounds open with the full SYNC list rather than a SUMMARY until
   // then: the first round, and for sync_full_for_ms after any sign that
-  // records go astray (a GRAFT sent, a useful REPAIR received, a settled
-  // record sent in answer to SYNC). docs/PROTOCOL.md §5.
+  // records go astray (a record that came by a SYNC round's REPAIR, not
+  // in answer to our GRAFT; a settled record sent in answer to SYNC).
+  // docs/PROTOCOL.md §5.
   std::optional<UnixMs> sync_full_until_;
   void note_repair(UnixMs now) { sync_full_until_ = now + config_.sync_full_for_ms; }
   // By roster index: when we last answered that peer's SUMMARY (-1: never).

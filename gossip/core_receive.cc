@@ -146,10 +146,10 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, std::optional<std::ui
     return;
   }
   ++counters_.bodies_useful;
-  if (body.repair) note_repair(now);  // it went astray on its way here
   effects.persist.push_back(persist_record(*stored));
   const Entry& entry = stored->entry;
   const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
+  if (body.repair && !grafted) note_repair(now);  // neither its tree nor IHAVE brought it
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
   pushed_by_[slot] = body.repair ? std::nullopt : from;
   if (!body.repair && from && !peers_.is_eager(slot, *from)) {

@@ -69,7 +69,6 @@ void GossipCore::Impl::tick_grafts(UnixMs now) {
     peers_.make_eager(peers_.slot_of(entry.kind, entry.origin), peer);
     outbox_.add_graft(peer, entry);
     ++counters_.grafts_sent;
-    note_repair(now);
   }
 }
 

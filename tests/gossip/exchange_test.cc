@@ -233,6 +233,32 @@ TEST_CASE("after a repair a core opens its rounds with the full SYNC for sync_fu
   CHECK(net.cores[1]->counters().summaries_sent - before.summaries_sent >= 3);
 }
 
+// A GRAFT answered is a repair that worked (the push was late or lost and
+// an announcer had the body): no sign that records go astray, so the
+// core's rounds keep opening with a SUMMARY (docs/PROTOCOL.md §5).
+TEST_CASE("a record pulled by GRAFT does not make the rounds full") {
+  Network net(3, 9, [](CoreConfig& config) {
+    config.ihave_timeout_ms = 2'000;
+    config.sync_interval_ms = 5'000;
+    config.sync_full_for_ms = 60'000;
+  });
+  net.load_all(signed_roster(make_roster(1, 3)));
+  publish(net, 0, signed_report(0, 1, net.now));
+  net.run(40);  // s0's tree is s1 - s0 - s2; every first round is past
+  REQUIRE_FALSE(contains(net.cores[1]->eager_peers_for(RecordKind::report, 0), 2));
+  net.cut = [](std::uint32_t from, std::uint32_t to) { return from == 0 && to == 2; };
+  publish(net, 0, signed_report(0, 2, net.now));
+  int steps = 0;
+  while (!holds(*net.cores[2], 0, 2) && steps++ < 20) net.step();
+  net.cut = nullptr;
+  REQUIRE(holds(*net.cores[2], 0, 2));
+  CHECK(net.cores[2]->counters().grafts_sent >= 1);
+  const Counters before = net.cores[2]->counters();
+  net.run(20);
+  CHECK(net.cores[2]->counters().summaries_sent - before.summaries_sent >= 3);
+  CHECK(net.cores[2]->counters().syncs_sent == before.syncs_sent);
+}
+
 TEST_CASE("SUMMARY: a peer's extra summaries within half a round are not answered") {
   // s0 opens a round every second with its only partner, s1 (30 s rounds):
   // s1 hashes its records at most once per 15 s for it.
