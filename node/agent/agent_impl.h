@@ -81,6 +81,7 @@ class Agent::Impl {
   // last one otherwise.
   std::optional<UnixMs> next_self_check_ms_;
   std::optional<UnixMs> next_heartbeat_ms_;  // set by each report published
+  std::optional<DurationMs> heartbeat_phase_ms_;  // this node's shift of the heartbeat grid
   bool self_check_pending_ = false;
   std::optional<SelfCheckOutcome> last_self_check_;
   std::optional<ReportMeaning> published_meaning_;

@@ -24,6 +24,21 @@ UnixMs latest_time(const verdict::ProbeLedger& ledger) {
   return latest;
 }
 
+// Heartbeats fall on a fleet-wide grid: the multiples of the interval in
+// Unix time, each node shifted by its own phase of up to this much.
+constexpr DurationMs kHeartbeatPhaseMs = 10'000;
+
+// The first grid point after `now`: at most one interval away, so a node
+// never goes longer than that without a report. A fleet's heartbeats then
+// fall within the same few seconds of each interval however its nodes were
+// started (docs/PROTOCOL.md, "When a node reports").
+UnixMs next_grid_point(UnixMs now, DurationMs interval, DurationMs phase) {
+  const UnixMs shifted = now - phase;
+  UnixMs k = shifted / interval;
+  if (shifted % interval < 0) --k;  // floor, before 1970 + phase
+  return (k + 1) * interval + phase;
+}
+
 }  // namespace
 
 void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
@@ -126,7 +141,12 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   }
   last_report_ms_ = timestamp;
   last_publish_ms_ = now;
-  next_heartbeat_ms_ = now + roster->params.heartbeat_interval_ms;
+  const DurationMs interval = roster->params.heartbeat_interval_ms;
+  if (!heartbeat_phase_ms_) {
+    const DurationMs spread = std::min(interval, kHeartbeatPhaseMs);
+    heartbeat_phase_ms_ = static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(spread)));
+  }
+  next_heartbeat_ms_ = next_grid_point(now, interval, *heartbeat_phase_ms_);
   published_meaning_ = meaning_of(outcome.self_check, report.view,
                                   verdict::epoch_of(now, roster->params), assigned_,
                                   roster->params.fail_streak);

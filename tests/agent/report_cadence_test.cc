@@ -49,6 +49,38 @@ TEST_CASE("a healthy node publishes a heartbeat per heartbeat_interval_ms, not a
   for (std::uint32_t origin = 0; origin < 4; ++origin) CHECK(held_report(fleet, origin).has_value());
 }
 
+// Heartbeats fall on a fleet-wide grid (the multiples of the interval in
+// Unix time, shifted by each node's phase of under 10 s), so a fleet's
+// heartbeats travel together however its nodes were started; and a node
+// never goes longer than one interval without a report.
+TEST_CASE("heartbeats fall on a fleet-wide grid, at most one interval apart, however nodes were started") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.kill(3);
+  fleet.run_for(137'000);
+  fleet.start(3);  // 137 s after the others
+  fleet.run_for(700'000);  // its return is news to the others: past it
+  std::vector<std::vector<UnixMs>> published(4);
+  std::vector<std::uint64_t> count(4);
+  for (std::uint32_t i = 0; i < 4; ++i) count[i] = fleet.agent(i).counters().reports_published;
+  for (int second = 0; second < 1'800; ++second) {
+    fleet.step();
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      const std::uint64_t now_count = fleet.agent(i).counters().reports_published;
+      if (now_count != count[i]) published[i].push_back(fleet.now);
+      count[i] = now_count;
+    }
+  }
+  constexpr DurationMs kInterval = 300'000;
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    REQUIRE(published[i].size() >= 5);
+    for (std::size_t k = 0; k < published[i].size(); ++k) {
+      CHECK(published[i][k] % kInterval < 10'000 + 2'000);  // the phase, and the tick that ran it
+      if (k > 0) CHECK(published[i][k] - published[i][k - 1] <= kInterval + 2'000);
+    }
+  }
+}
+
 TEST_CASE("a target's failure is published at once: on its way at the first, failing at fail_streak") {
   Fleet fleet(4, cadence_roster(4));
   fleet.run_for(120'000);
