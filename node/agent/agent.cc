@@ -219,7 +219,10 @@ void Agent::on_clock_jump(DurationMs delta_ms) {
   // or probes for as long as the step, nor a step forward fire them in a burst.
   impl.schedule_.shift(delta_ms);
   if (impl.next_self_check_ms_) *impl.next_self_check_ms_ += delta_ms;
-  if (impl.next_heartbeat_ms_) *impl.next_heartbeat_ms_ += delta_ms;
+  // The node's records signed before the step carried the wrong time (a
+  // clock that was ahead signed records the fleet refused as future): a
+  // heartbeat at once, instead of at the next point of the grid.
+  if (impl.next_heartbeat_ms_) impl.next_heartbeat_ms_ = std::numeric_limits<UnixMs>::min();
   if (impl.last_report_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_report_ms_ += delta_ms;
   if (impl.last_publish_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_publish_ms_ += delta_ms;
   if (impl.last_evaluation_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_evaluation_ms_ += delta_ms;

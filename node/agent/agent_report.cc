@@ -25,8 +25,21 @@ UnixMs latest_time(const verdict::ProbeLedger& ledger) {
 }
 
 // Heartbeats fall on a fleet-wide grid: the multiples of the interval in
-// Unix time, each node shifted by its own phase of up to this much.
+// Unix time shifted by the fleet's offset, and each node by its own phase
+// of up to this much.
 constexpr DurationMs kHeartbeatPhaseMs = 10'000;
+
+// The fleet's offset: the first 8 bytes of the operator's key, big-endian,
+// modulo the interval. Every node of a fleet computes the same, and it
+// falls on no round time, where operators' and censors' scheduled changes
+// (and blocks) begin: a block that begins with the fleet's heartbeats sends
+// them all down links not yet found dead (docs/PROTOCOL.md, "When a node
+// reports").
+DurationMs fleet_offset(const PublicKey& operator_key, DurationMs interval) {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < 8; ++i) value = (value << 8) | operator_key[i];
+  return static_cast<DurationMs>(value % static_cast<std::uint64_t>(interval));
+}
 
 // The first grid point after `now`: at most one interval away, so a node
 // never goes longer than that without a report. A fleet's heartbeats then
@@ -146,7 +159,8 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
     const DurationMs spread = std::min(interval, kHeartbeatPhaseMs);
     heartbeat_phase_ms_ = static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(spread)));
   }
-  next_heartbeat_ms_ = next_grid_point(now, interval, *heartbeat_phase_ms_);
+  next_heartbeat_ms_ = next_grid_point(
+      now, interval, fleet_offset(config_.core.operator_key, interval) + *heartbeat_phase_ms_);
   published_meaning_ = meaning_of(outcome.self_check, report.view,
                                   verdict::epoch_of(now, roster->params), assigned_,
                                   roster->params.fail_streak);

@@ -50,9 +50,10 @@ TEST_CASE("a healthy node publishes a heartbeat per heartbeat_interval_ms, not a
 }
 
 // Heartbeats fall on a fleet-wide grid (the multiples of the interval in
-// Unix time, shifted by each node's phase of under 10 s), so a fleet's
-// heartbeats travel together however its nodes were started; and a node
-// never goes longer than one interval without a report.
+// Unix time, shifted by the fleet's offset from the operator's key and by
+// each node's phase of under 10 s), so a fleet's heartbeats travel together
+// however its nodes were started; and a node never goes longer than one
+// interval without a report.
 TEST_CASE("heartbeats fall on a fleet-wide grid, at most one interval apart, however nodes were started") {
   Fleet fleet(4, cadence_roster(4));
   fleet.kill(3);
@@ -71,14 +72,36 @@ TEST_CASE("heartbeats fall on a fleet-wide grid, at most one interval apart, how
     }
   }
   constexpr DurationMs kInterval = 300'000;
+  std::uint64_t key_head = 0;
+  for (std::size_t i = 0; i < 8; ++i) key_head = (key_head << 8) | operator_key().public_key[i];
+  const DurationMs offset = static_cast<DurationMs>(key_head % kInterval);
+  CAPTURE(offset);
   for (std::uint32_t i = 0; i < 4; ++i) {
     CAPTURE(i);
     REQUIRE(published[i].size() >= 5);
     for (std::size_t k = 0; k < published[i].size(); ++k) {
-      CHECK(published[i][k] % kInterval < 10'000 + 2'000);  // the phase, and the tick that ran it
+      // The phase, and the tick that ran it.
+      CHECK((published[i][k] - offset + kInterval) % kInterval < 10'000 + 2'000);
       if (k > 0) CHECK(published[i][k] - published[i][k - 1] <= kInterval + 2'000);
     }
   }
+}
+
+// A clock that was ahead signed records the fleet refused as future; once
+// it is stepped back the node must be heard again at once, not at its next
+// heartbeat minutes later.
+TEST_CASE("a clock step publishes a heartbeat at once") {
+  Fleet fleet(3, cadence_roster(3));
+  fleet.run_for(400'000);  // past the first reports' changes
+  const auto reports = fleet.agent(0).counters().reports_published;
+  while (fleet.agent(0).counters().reports_published == reports) fleet.step();
+  fleet.run_for(10'000);  // just after a heartbeat: the next is minutes away
+  const auto quiet = fleet.agent(0).counters().reports_published;
+  fleet.agent(0).on_clock_jump(-5'000);
+  fleet.run_for(3'000);
+  CHECK(fleet.agent(0).counters().reports_published == quiet + 1);
+  fleet.run_for(200'000);  // then the grid again: nothing more for minutes
+  CHECK(fleet.agent(0).counters().reports_published == quiet + 1);
 }
 
 TEST_CASE("a target's failure is published at once: on its way at the first, failing at fail_streak") {
