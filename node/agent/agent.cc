@@ -224,7 +224,7 @@ void Agent::on_clock_jump(DurationMs delta_ms) {
   // heartbeat at once, instead of at the next point of the grid.
   if (impl.next_heartbeat_ms_) impl.next_heartbeat_ms_ = std::numeric_limits<UnixMs>::min();
   if (impl.last_report_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_report_ms_ += delta_ms;
-  if (impl.last_publish_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_publish_ms_ += delta_ms;
+  if (impl.last_change_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_change_ms_ += delta_ms;
   if (impl.last_evaluation_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_evaluation_ms_ += delta_ms;
 }
 

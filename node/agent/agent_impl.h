@@ -87,7 +87,9 @@ class Agent::Impl {
   std::optional<ReportMeaning> published_meaning_;
   bool meaning_dirty_ = false;   // something that may change the meaning happened
   bool change_pending_ = false;  // the meaning changed; waits for change_gap()
-  UnixMs last_publish_ms_ = std::numeric_limits<UnixMs>::min();  // `now` of the last one
+  // `now` of the last report whose meaning changed: reports of changes are
+  // change_gap() apart; a heartbeat (same meaning) does not hold one back.
+  UnixMs last_change_ms_ = std::numeric_limits<UnixMs>::min();
   UnixMs last_report_ms_ = std::numeric_limits<UnixMs>::min();   // its timestamp
 
   // Probes.

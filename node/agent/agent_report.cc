@@ -119,7 +119,7 @@ void Agent::Impl::publish_if_changed(UnixMs now, AgentEffects& out) {
   if (!last_self_check_ || self_check_pending_) return;  // the self-check's result will decide
   if (meaning_dirty_ && meaning_changed(now)) change_pending_ = true;
   if (!change_pending_) return;
-  if (last_publish_ms_ != std::numeric_limits<UnixMs>::min() && now - last_publish_ms_ < change_gap()) {
+  if (last_change_ms_ != std::numeric_limits<UnixMs>::min() && now - last_change_ms_ < change_gap()) {
     return;
   }
   publish_report(*last_self_check_, now, out);
@@ -153,7 +153,6 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
     return;
   }
   last_report_ms_ = timestamp;
-  last_publish_ms_ = now;
   const DurationMs interval = roster->params.heartbeat_interval_ms;
   if (!heartbeat_phase_ms_) {
     const DurationMs spread = std::min(interval, kHeartbeatPhaseMs);
@@ -161,9 +160,11 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   }
   next_heartbeat_ms_ = next_grid_point(
       now, interval, fleet_offset(config_.core.operator_key, interval) + *heartbeat_phase_ms_);
-  published_meaning_ = meaning_of(outcome.self_check, report.view,
-                                  verdict::epoch_of(now, roster->params), assigned_,
-                                  roster->params.fail_streak);
+  ReportMeaning meaning = meaning_of(outcome.self_check, report.view,
+                                     verdict::epoch_of(now, roster->params), assigned_,
+                                     roster->params.fail_streak);
+  if (!published_meaning_ || meaning != *published_meaning_) last_change_ms_ = now;
+  published_meaning_ = std::move(meaning);
   meaning_dirty_ = false;
   change_pending_ = false;
   ++counters_.reports_published;

@@ -158,6 +158,41 @@ TEST_CASE("a target's failure is published at once: on its way at the first, fai
   CHECK(fleet.agent(0).counters().reports_published - recovered_reports == 1);
 }
 
+// The change gap spaces reports of changes; a heartbeat just before a
+// change must not hold it back (it would add up to the gap to the time to
+// verdict). Blocks begin right after heartbeats, ten times: the report of
+// the first failure leaves in the same step as the probe outcome.
+TEST_CASE("a heartbeat does not hold a change back") {
+  Fleet fleet(3, cadence_roster(3));
+  bool blocked = false;
+  fleet.probe_outcome = [&](std::uint32_t observer, const ProbeRequest&) {
+    return blocked && observer == 0 ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  fleet.run_for(400'000);
+  const auto failing = [&] {
+    for (const char* target : {"s1", "s2"}) {
+      const auto* streak = fleet.agent(0).ledger().find(target);
+      if (streak != nullptr && streak->fail_streak > 0) return true;
+    }
+    return false;
+  };
+  int held_back = 0, within_gap = 0;
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    blocked = false;
+    fleet.run_for(120'000);  // recovered, and the recovery flags ended
+    const auto quiet = fleet.agent(0).counters().reports_published;
+    while (fleet.agent(0).counters().reports_published == quiet) fleet.step();  // a heartbeat
+    const UnixMs heartbeat_ms = fleet.now;
+    blocked = true;
+    while (!failing()) fleet.step();
+    const auto reports = fleet.agent(0).counters().reports_published;
+    if (fleet.now - heartbeat_ms < 2'500) ++within_gap;  // the change gap: probe_interval / 4
+    if (reports == quiet + 1) ++held_back;  // only the heartbeat so far
+  }
+  CHECK(within_gap > 0);  // the case this test is about happened
+  CHECK(held_back == 0);
+}
+
 TEST_CASE("a streak that only grows, or a success after a success, publishes nothing") {
   Fleet fleet(4, cadence_roster(4));
   fleet.run_for(120'000);
