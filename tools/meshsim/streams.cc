@@ -23,16 +23,20 @@ constexpr std::uint32_t kConnectsMax = 5;
 
 std::uint64_t key(std::uint32_t from, std::uint32_t to) { return std::uint64_t{from} << 32 | to; }
 
+// The daemon's transport defaults: idle timeout, connect timeout, backoff.
+const node::TransportSettings& daemon_transport() {
+  static const node::TransportSettings settings;
+  return settings;
+}
+
 }  // namespace
 
 Streams::Streams(const Network& network) : network_(network) {}
 
 std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std::size_t bytes,
                                        UnixMs now, Rng& rng) {
-  static const node::TransportSettings kDaemon;
   Pipe& pipe = pipes_[key(from, to)];
-  UnixMs depart = now;
-  if (!pipe.open || now - pipe.last_sent_ms > kDaemon.idle_timeout_ms) {
+  if (!pipe.open || now - pipe.last_sent_ms > daemon_transport().idle_timeout_ms) {
     auto ready = handshake(from, to, now, rng);
     if (!ready) {
       close(from, to);
@@ -41,7 +45,7 @@ std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std
     pipe.open = true;
     pipe.ready_ms = *ready;
   }
-  depart = std::max(now, pipe.ready_ms);
+  const UnixMs depart = std::max(now, pipe.ready_ms);
   pipe.last_sent_ms = now;
 
   DurationMs wait = 0;
@@ -79,14 +83,14 @@ void Streams::close_all(std::uint32_t server) {
 // The daemon's connect: SYN tries at 0, 1, 3 s... within connect_timeout,
 // then the next connect after the backoff (its minimum, doubling).
 std::optional<UnixMs> Streams::handshake(std::uint32_t from, std::uint32_t to, UnixMs now, Rng& rng) {
-  static const node::TransportSettings kDaemon;
+  const node::TransportSettings& daemon = daemon_transport();
   ++counters_.handshakes;
   UnixMs start = now;
-  DurationMs backoff = kDaemon.backoff_min_ms;
+  DurationMs backoff = daemon.backoff_min_ms;
   for (std::uint32_t connect = 0; connect < kConnectsMax; ++connect) {
     DurationMs offset = 0;
     DurationMs rto = kSynRtoMs;
-    while (offset < kDaemon.connect_timeout_ms) {
+    while (offset < daemon.connect_timeout_ms) {
       if (network_.packet_passes(from, to, rng) && network_.packet_passes(to, from, rng)) {
         return start + offset + network_.delay(from, to, rng) + network_.delay(to, from, rng);
       }
@@ -94,8 +98,8 @@ std::optional<UnixMs> Streams::handshake(std::uint32_t from, std::uint32_t to, U
       offset += rto;
       rto *= 2;
     }
-    start += kDaemon.connect_timeout_ms + backoff;
-    backoff = std::min(backoff * 2, kDaemon.backoff_max_ms);
+    start += daemon.connect_timeout_ms + backoff;
+    backoff = std::min(backoff * 2, daemon.backoff_max_ms);
   }
   ++counters_.connections_failed;
   return std::nullopt;
