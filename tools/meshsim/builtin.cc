@@ -243,9 +243,9 @@ void agent_stop(Builder& b) {
 // A rolling restart (an upgrade): every agent restarts in turn, one every
 // 5m / n from 1m, each down for a second. Nothing may be marked; the
 // records converge and every server is ok after it. Each agent starts its
-// self-checks and heartbeats afresh, so afterwards the fleet's heartbeats
-// are spread over the interval, as in a fleet whose servers were started
-// over days (docs/PROTOCOL.md §9 says what that costs).
+// self-checks afresh, as in a fleet whose servers were started over days;
+// its heartbeats fall back on the fleet's grid (docs/PROTOCOL.md §9 says
+// what spread heartbeats cost before the grid).
 void rolling_restart(Builder& b) {
   const std::uint32_t n = b.s.fleet.generated_nodes;
   const DurationMs step = 5 * kMinute / n;

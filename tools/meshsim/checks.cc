@@ -352,7 +352,7 @@ void Run::finish_metrics() {
                  {"syn_retries", tcp.syn_retries},
                  {"retransmissions", tcp.retransmissions},
                  {"frames_delayed", tcp.frames_delayed},
-                 {"frames_held_in_order", tcp.frames_reordered},
+                 {"frames_held_in_order", tcp.frames_held_in_order},
                  {"connections_failed", tcp.connections_failed}};
   // Bandwidth and duplicates over the metrics window only.
   std::uint64_t sent_max = 0, received_max = 0, probe_max = 0;

@@ -63,7 +63,7 @@ std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std
   if (depart > now || wait > 0) ++counters_.frames_delayed;
   if (at < pipe.last_arrival_ms) {
     at = pipe.last_arrival_ms;
-    ++counters_.frames_reordered;
+    ++counters_.frames_held_in_order;
   }
   pipe.last_arrival_ms = at;
   return at;

@@ -26,7 +26,7 @@ struct StreamCounters {
   std::uint64_t syn_retries = 0;       // SYN or SYN-ACK lost: the handshake tried again
   std::uint64_t retransmissions = 0;   // data segments sent again after a loss
   std::uint64_t frames_delayed = 0;    // frames whose arrival a loss or a handshake put off
-  std::uint64_t frames_reordered = 0;  // frames held back behind an earlier, later-arriving one
+  std::uint64_t frames_held_in_order = 0;  // frames held back behind an earlier, later-arriving one
   std::uint64_t connections_failed = 0;  // loss that never relented: the frame and connection dropped
 };
 
