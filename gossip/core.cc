@@ -57,10 +57,12 @@ void GossipCore::Impl::on_roster_changed() {
   watch_.reset(peers_.neighbours(), peers_.peers(), static_cast<std::uint32_t>(roster.servers.size()), rng_);
   pushed_by_.assign(peers_.slot_count(), std::nullopt);
   summary_answered_ms_.assign(roster.servers.size(), -1);
+  caught_up_ms_.assign(roster.servers.size(), -1);
   // Indices moved: queued work named old indices. SYNC repairs whatever it held.
   outbox_.clear();
   missing_.clear();
   announce_.clear();
+  held_by_peer_.clear();
   std::vector<PublicKey> keys;
   for (std::uint32_t i = 0; i < roster.servers.size(); ++i) {
     keys.push_back(roster.servers[i].key);

@@ -52,6 +52,11 @@ class GossipCore::Impl {
   std::optional<std::uint32_t> self_index_;
   // (peer, entry): IHAVEs for the next announce batch.
   std::vector<std::pair<std::uint32_t, Entry>> announce_;
+  // (peer, entry): peers that told us since the last batch that they hold a
+  // record (they announced it, before or after it reached us). The batch
+  // sends them no IHAVE for it or an older one (docs/PROTOCOL.md §4).
+  std::vector<std::pair<std::uint32_t, Entry>> held_by_peer_;
+  std::vector<std::uint32_t> holders_;  // scratch for MissingTable::resolved
   std::map<PublicKey, UnixMs> roster_offered_ms_;  // peer -> when we last sent it our roster
   UnixMs roster_requested_ms_ = -1;
   // By tree slot: the peer whose PUSH brought the record we hold, if it came
@@ -69,6 +74,10 @@ class GossipCore::Impl {
   void note_repair(UnixMs now) { sync_full_until_ = now + config_.sync_full_for_ms; }
   // By roster index: when we last answered that peer's SUMMARY (-1: never).
   std::vector<UnixMs> summary_answered_ms_;
+  // By roster index: when we last caught that peer up (-1: never). A peer
+  // is caught up at most once per half SYNC round, however often it claims
+  // a new boot.
+  std::vector<UnixMs> caught_up_ms_;
   Bytes plaintext_;  // the frame being applied (its bodies view into it); capacity reused
   UnixMs next_announce_ms_ = 0;
 
@@ -88,7 +97,9 @@ class GossipCore::Impl {
   std::optional<std::uint32_t> index_of_key(const PublicKey& key) const;
 
   // core_receive.cc
-  void apply(const PublicKey& sender, FrameContent content, UnixMs now, Effects& effects);
+  // `restarted`: the frame is the sender's first since it restarted.
+  void apply(const PublicKey& sender, FrameContent content, bool restarted, UnixMs now,
+             Effects& effects);
   void apply_versions(std::uint32_t from, std::uint64_t their_version, UnixMs now);
   void apply_prunes(std::uint32_t from, const std::vector<Entry>& prunes, bool same_version);
   void apply_grafts(std::uint32_t from, const std::vector<Entry>& grafts, bool same_version);
@@ -98,6 +109,11 @@ class GossipCore::Impl {
   void apply_ihave(std::uint32_t from, const std::vector<Entry>& entries, bool same_version,
                    UnixMs now);
   void apply_summary(std::uint32_t from, const Summary& summary, UnixMs now);
+  // `peer` holds `entry`'s record (or a newer one): held_by_peer_, bounded
+  // like the announce queue.
+  void note_held(std::uint32_t peer, const Entry& entry) {
+    if (held_by_peer_.size() < config_.announce_queue_max) held_by_peer_.emplace_back(peer, entry);
+  }
   void apply_sync(std::uint32_t from, const std::vector<Entry>& digest, UnixMs now);
   void apply_sync_reply(std::uint32_t from, const std::vector<Entry>& wanted, UnixMs now);
   // A held record old enough for SYNC to repair (CoreConfig::sync_settle_ms).
@@ -111,8 +127,12 @@ class GossipCore::Impl {
   void tick_links(UnixMs now);
   // A frame from `from` arrived: it is alive (a dead neighbour revives; its
   // stand-in retires), and an empty frame (a keepalive) is answered when we
-  // sent it nothing lately.
-  void heard_from(std::uint32_t from, bool keepalive, UnixMs now);
+  // sent it nothing lately. A link back from a restart or a dead spell is
+  // caught up (catch_up).
+  void heard_from(std::uint32_t from, bool keepalive, bool restarted, UnixMs now);
+  // IHAVE to `peer` for the records it may have missed while we did not hear
+  // from it (since `last_heard`), back at most one SYNC round.
+  void catch_up(std::uint32_t peer, UnixMs last_heard, UnixMs now);
   void flush(Effects& effects, UnixMs now);
 };
 

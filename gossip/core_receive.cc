@@ -35,7 +35,8 @@ Effects GossipCore::Impl::on_message(ByteView frame, UnixMs now) {
   for (const auto& [key_id, index] : candidates) {
     if (self_index_ && index == *self_index_) continue;
     const PublicKey sender = roster->servers[index].key;
-    auto opened = link_.open_into(sender, header.value(), frame, plaintext_);
+    bool restarted = false;
+    auto opened = link_.open_into(sender, header.value(), frame, plaintext_, &restarted);
     if (!opened.ok()) {
       last = opened.code();
       continue;
@@ -45,7 +46,7 @@ Effects GossipCore::Impl::on_message(ByteView frame, UnixMs now) {
       ++counters_.frames_malformed;
       return effects;
     }
-    apply(sender, std::move(content.value()), now, effects);
+    apply(sender, std::move(content.value()), restarted, now, effects);
     return effects;
   }
   if (last == LinkError::replayed) {
@@ -58,12 +59,14 @@ Effects GossipCore::Impl::on_message(ByteView frame, UnixMs now) {
   return effects;
 }
 
-void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, UnixMs now,
-                             Effects& effects) {
+void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, bool restarted,
+                             UnixMs now, Effects& effects) {
   counters_.messages_unknown_type += content.unknown_messages;
   auto from = index_of_key(sender);
   MESH_CHECK(from.has_value(), "an opened frame's sender is a member");
-  if (content.roster_version == store_.roster()->version) heard_from(*from, content.empty(), now);
+  if (content.roster_version == store_.roster()->version) {
+    heard_from(*from, content.empty(), restarted, now);
+  }
   apply_versions(*from, content.roster_version, now);
   const bool same_version = content.roster_version == store_.roster()->version;
   apply_prunes(*from, content.prune, same_version);
@@ -148,7 +151,9 @@ void GossipCore::Impl::apply_body(const PublicKey& sender, std::optional<std::ui
   ++counters_.bodies_useful;
   effects.persist.push_back(persist_record(*stored));
   const Entry& entry = stored->entry;
-  const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq);
+  holders_.clear();
+  const bool grafted = missing_.resolved(entry.kind, entry.origin, entry.seq, &holders_);
+  for (std::uint32_t holder : holders_) note_held(holder, entry);
   if (body.repair && !grafted) note_repair(now);  // neither its tree nor IHAVE brought it
   const std::size_t slot = peers_.slot_of(entry.kind, entry.origin);
   pushed_by_[slot] = body.repair ? std::nullopt : from;
@@ -168,7 +173,10 @@ void GossipCore::Impl::apply_ihave(std::uint32_t from, const std::vector<Entry>&
       continue;  // not a member index
     }
     const StoredRecord* held = store_.find(entry.kind, entry.origin);
-    if (held != nullptr && held->envelope.seq >= entry.seq) continue;
+    if (held != nullptr && held->envelope.seq >= entry.seq) {
+      if (!announce_.empty()) note_held(from, entry);  // our IHAVE may be queued for it
+      continue;
+    }
     if (!missing_.announced(entry, from, now, config_.ihave_timeout_ms, config_.missing_max,
                             config_.announcers_per_missing_max)) {
       ++counters_.missing_dropped;

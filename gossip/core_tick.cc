@@ -1,6 +1,7 @@
 // GossipCore: timers and frames out. Everything queued since the last tick
 // leaves here, at most one sealed frame per peer.
 #include <algorithm>
+#include <tuple>
 
 #include "gossip/core_impl.h"
 
@@ -49,7 +50,9 @@ void GossipCore::Impl::tick_links(UnixMs now) {
   }
 }
 
-void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, UnixMs now) {
+void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, bool restarted,
+                                  UnixMs now) {
+  const UnixMs last_heard = watch_.last_heard_ms(from);
   const LinkWatch::Heard heard = watch_.heard(from, now);
   if (heard.retired) {
     peers_.set_all_trees(*heard.retired, false);
@@ -60,6 +63,37 @@ void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, UnixMs now
     ++counters_.links_revived;
   }
   if (keepalive && watch_.answer_due(from, now, config_.keepalive_interval_ms)) outbox_.touch(from);
+  if ((restarted || heard.revived) && peers_.is_active(from)) catch_up(from, last_heard, now);
+}
+
+void GossipCore::Impl::catch_up(std::uint32_t peer, UnixMs last_heard, UnixMs now) {
+  // What travelled while the link was down went past the peer: its tree
+  // pushes and our IHAVEs were lost. SYNC repairs only settled records, and
+  // a restarted core's first round is up to sync_interval_ms away, so a
+  // record published just before the peer stopped would wait for it. The
+  // window opens sync_settle_ms before we last heard from the peer (those
+  // records may still have been on their way) and reaches back one SYNC
+  // round at most: older ones its SYNC rounds repair. It holds most of
+  // them already and ignores those entries (docs/PROTOCOL.md §4a).
+  UnixMs& caught_up = caught_up_ms_[peer];
+  if (caught_up >= 0 && now - caught_up < config_.sync_interval_ms / 2) return;
+  caught_up = now;
+  ++counters_.catch_ups;
+  const UnixMs since = std::max(last_heard, now - config_.sync_interval_ms) - config_.sync_settle_ms;
+  auto announce = [&](const StoredRecord* held, RecordKind kind, std::uint32_t origin) {
+    if (held == nullptr || held->envelope.timestamp_ms < since) return;
+    if (announce_.size() >= config_.announce_queue_max) {
+      ++counters_.announce_dropped;
+      return;
+    }
+    announce_.emplace_back(peer, Entry{kind, origin, held->envelope.seq, held->fingerprint32()});
+  };
+  announce(store_.roster_record(), RecordKind::roster, 0);
+  const Roster* roster = store_.roster();
+  for (std::uint32_t i = 0; roster != nullptr && i < roster->servers.size(); ++i) {
+    if (i == peer) continue;  // its own records it has
+    announce(store_.report(i), RecordKind::report, i);
+  }
 }
 
 void GossipCore::Impl::tick_grafts(UnixMs now) {
@@ -105,12 +139,32 @@ void GossipCore::Impl::tick_sync(UnixMs now) {
 }
 
 void GossipCore::Impl::tick_announce(UnixMs now) {
-  if (announce_.empty() || now < next_announce_ms_) return;
+  if (announce_.empty()) {
+    held_by_peer_.clear();  // nothing was queued that they could spare
+    return;
+  }
+  if (now < next_announce_ms_) return;
   next_announce_ms_ = now + config_.announce_interval_ms;
-  for (const auto& [peer, entry] : announce_) {
-    counters_.announce_dropped += outbox_.add_ihave(peer, entry);
+  // A peer that announced a record to us holds it: our IHAVE would tell it
+  // nothing. Sorted by (peer, kind, origin), highest seq first.
+  const auto key = [](const std::pair<std::uint32_t, Entry>& item) {
+    return std::make_tuple(item.first, item.second.kind, item.second.origin);
+  };
+  std::sort(held_by_peer_.begin(), held_by_peer_.end(), [&](const auto& a, const auto& b) {
+    return key(a) != key(b) ? key(a) < key(b) : a.second.seq > b.second.seq;
+  });
+  for (const auto& item : announce_) {
+    const auto held = std::lower_bound(held_by_peer_.begin(), held_by_peer_.end(), item,
+                                       [&](const auto& a, const auto& b) { return key(a) < key(b); });
+    if (held != held_by_peer_.end() && key(*held) == key(item) &&
+        held->second.seq >= item.second.seq) {
+      ++counters_.ihave_entries_spared;
+      continue;
+    }
+    counters_.announce_dropped += outbox_.add_ihave(item.first, item.second);
   }
   announce_.clear();
+  held_by_peer_.clear();
 }
 
 void GossipCore::Impl::flush(Effects& effects, UnixMs now) {

@@ -41,6 +41,7 @@ namespace mesh::gossip {
   X(bodies_sent)                                                                        \
   X(ihave_entries_sent)                                                                 \
   X(ihave_entries_received)                                                             \
+  X(ihave_entries_spared)      /* not sent: the peer had announced that record to us */ \
   X(grafts_sent)                                                                        \
   X(grafts_received)                                                                    \
   X(prunes_sent)                                                                        \
@@ -59,7 +60,8 @@ namespace mesh::gossip {
   X(links_dead)                /* overlay neighbours found silent past link_dead_after_ms */ \
   X(links_revived)             /* dead neighbours heard from again */                   \
   X(stand_ins)                 /* peers taken in to stand in for a dead neighbour */    \
-  X(keepalives_sent)           /* empty frames on links silent for keepalive_interval_ms */
+  X(keepalives_sent)           /* empty frames on links silent for keepalive_interval_ms */ \
+  X(catch_ups)                 /* links back from a restart or a dead spell, sent the recent records' IHAVEs */
 
 struct Counters {
 #define MESH_GOSSIP_COUNTER_FIELD(name) std::uint64_t name = 0;

@@ -61,15 +61,16 @@ bool ReplayWindow::seen_or_too_old(std::uint64_t boot, std::uint64_t counter) co
   return (bits_[age / 64] >> (age % 64)) & 1;
 }
 
-void ReplayWindow::mark(std::uint64_t boot, std::uint64_t counter) {
+bool ReplayWindow::mark(std::uint64_t boot, std::uint64_t counter) {
   MESH_CHECK(!seen_or_too_old(boot, counter), "ReplayWindow::mark of a seen nonce");
   if (!any_ || boot > boot_) {
+    const bool restarted = any_;
     any_ = true;
     boot_ = boot;
     highest_ = counter;
     bits_ = {};
     bits_[0] = 1;
-    return;
+    return restarted;
   }
   if (counter > highest_) {
     // Shift the bitmap by the advance (a multi-word shift, bit 0 = newest).
@@ -88,6 +89,7 @@ void ReplayWindow::mark(std::uint64_t boot, std::uint64_t counter) {
   }
   const std::uint64_t age = highest_ - counter;
   bits_[age / 64] |= std::uint64_t{1} << (age % 64);
+  return false;
 }
 
 LinkCrypto::LinkCrypto(const SecretKey& self, std::uint64_t boot_counter)
@@ -157,7 +159,7 @@ Result<Bytes, LinkError> LinkCrypto::seal(const PublicKey& peer, ByteView plaint
 }
 
 Status<LinkError> LinkCrypto::open_into(const PublicKey& peer, const FrameHeader& header,
-                                        ByteView frame, Bytes& plaintext) {
+                                        ByteView frame, Bytes& plaintext, bool* restarted) {
   PeerLink* link = link_for(peer);
   if (link == nullptr) return make_error(LinkError::bad_key, "peer key has no X25519 form");
   if (link->window.seen_or_too_old(header.boot, header.counter)) {
@@ -174,7 +176,8 @@ Status<LinkError> LinkCrypto::open_into(const PublicKey& peer, const FrameHeader
     plaintext.clear();
     return make_error(LinkError::undecryptable, "frame does not authenticate");
   }
-  link->window.mark(header.boot, header.counter);
+  const bool new_boot = link->window.mark(header.boot, header.counter);
+  if (restarted != nullptr) *restarted = new_boot;
   return Ok{};
 }
 

@@ -59,7 +59,9 @@ class ReplayWindow {
  public:
   bool seen_or_too_old(std::uint64_t boot, std::uint64_t counter) const;
   // REQUIRES: !seen_or_too_old(boot, counter). Call after the frame opened.
-  void mark(std::uint64_t boot, std::uint64_t counter);
+  // True when the frame is the first of a newer boot than frames seen
+  // before: the sender restarted.
+  bool mark(std::uint64_t boot, std::uint64_t counter);
 
  private:
   static constexpr std::size_t kWords = kReplayWindowFrames / 64;
@@ -87,10 +89,12 @@ class LinkCrypto {
   // The same two without a copy per frame. seal_in_place: `frame` holds
   // kFrameHeaderBytes of room followed by the plaintext; on success it is
   // the sealed frame (header written, ciphertext in place, tag appended).
-  // open_into: the plaintext goes to `plaintext` (resized, capacity reused).
+  // open_into: the plaintext goes to `plaintext` (resized, capacity reused);
+  // `restarted`, when given, tells whether the frame is the peer's first
+  // since it restarted (a newer boot counter than its earlier frames').
   Status<LinkError> seal_in_place(const PublicKey& peer, Bytes& frame);
   Status<LinkError> open_into(const PublicKey& peer, const FrameHeader& header, ByteView frame,
-                              Bytes& plaintext);
+                              Bytes& plaintext, bool* restarted = nullptr);
 
   // Drops cached state of keys not in `members` (called on a roster change).
   // REQUIRES: `members` sorted ascending.

@@ -61,6 +61,11 @@ class LinkWatch {
   std::vector<std::uint32_t> keepalives_due(UnixMs now, DurationMs keepalive_ms,
                                             DurationMs dead_after_ms) const;
 
+  // When an authenticated frame last came from `peer` (the first tick for a
+  // link not heard since the roster).
+  UnixMs last_heard_ms(std::uint32_t peer) const {
+    return peer < state_.size() ? state_[peer].last_heard_ms : 0;
+  }
   bool dead(std::uint32_t peer) const { return peer < state_.size() && state_[peer].dead; }
   bool stand_in(std::uint32_t peer) const { return peer < state_.size() && state_[peer].stand_in; }
   std::size_t dead_count() const;

@@ -98,6 +98,11 @@ std::optional<std::size_t> PeerSets::claim_link(std::uint32_t peer) {
   return std::nullopt;
 }
 
+bool PeerSets::is_active(std::uint32_t peer) const {
+  const auto link = link_of(peer);
+  return link && (active_ >> *link & 1U) != 0;
+}
+
 bool PeerSets::set_active(std::uint32_t peer, bool active) {
   MESH_CHECK(is_peer(peer), "set_active of a non-peer");
   auto link = link_of(peer);
@@ -227,9 +232,14 @@ bool MissingTable::announced(const Entry& entry, std::uint32_t from, UnixMs now,
   return true;
 }
 
-bool MissingTable::resolved(RecordKind kind, std::uint32_t origin, std::uint64_t seq) {
+bool MissingTable::resolved(RecordKind kind, std::uint32_t origin, std::uint64_t seq,
+                            std::vector<std::uint32_t>* holders) {
   auto it = missing_.find(std::make_pair(kind, origin));
-  if (it == missing_.end() || it->second.seq > seq) return false;
+  if (it == missing_.end()) return false;
+  if (holders != nullptr && it->second.seq >= seq) {
+    holders->insert(holders->end(), it->second.announcers.begin(), it->second.announcers.end());
+  }
+  if (it->second.seq > seq) return false;
   const bool grafted = it->second.grafted;
   missing_.erase(it);
   return grafted;

@@ -55,6 +55,7 @@ class PeerSets {
   // in. REQUIRES: is_peer(peer). False when `peer` is not a link and
   // kLinksMax links are taken.
   bool set_active(std::uint32_t peer, bool active);
+  bool is_active(std::uint32_t peer) const;
   // Makes `peer` eager (true) or lazy in every tree.
   bool set_all_trees(std::uint32_t peer, bool eager);
   template <class F>
@@ -126,8 +127,11 @@ class MissingTable {
   bool announced(const Entry& entry, std::uint32_t from, UnixMs now, DurationMs timeout,
                  std::size_t capacity, std::size_t announcers_max);
   // A record (kind, origin, seq) arrived: forget what it satisfies. True when
-  // we had GRAFTed for it (the record then travels on eagerly).
-  bool resolved(RecordKind kind, std::uint32_t origin, std::uint64_t seq);
+  // we had GRAFTed for it (the record then travels on eagerly). `holders`,
+  // when given, gets the peers that announced it or a newer one: they hold
+  // it, and need no IHAVE for it.
+  bool resolved(RecordKind kind, std::uint32_t origin, std::uint64_t seq,
+                std::vector<std::uint32_t>* holders = nullptr);
   // Entries whose wait ran out, each with the announcer to GRAFT now (the
   // announcers in turn); each gets its next deadline, or is forgotten after
   // kGraftAttemptsMax GRAFTs.

@@ -95,6 +95,81 @@ TEST_CASE("GRAFT: a lost tree push is pulled after an IHAVE and a timeout") {
   CHECK(contains(net.cores[2]->eager_peers_for(RecordKind::report, 0), 1));
 }
 
+TEST_CASE("no IHAVE goes to a peer that announced the record to us") {
+  // s0's tree is s1 - s0 - s2, and s1 - s2 is a lazy edge of it. s0's push
+  // to s2 comes a tick late, so s1's IHAVE reaches s2 about when the body
+  // does (before or after it, as the shuffle falls): s2 then knows s1 holds
+  // the record and announces it to nobody. Several seeds, so both orders run.
+  for (std::uint64_t seed : {9, 10, 11, 12, 13, 14}) {
+    CAPTURE(seed);
+    Network net(3, seed, [](CoreConfig& config) {
+      config.announce_interval_ms = 1'000;
+      config.ihave_timeout_ms = 2'000;
+      config.sync_interval_ms = 3'600'000;
+    });
+    net.load_all(signed_roster(make_roster(1, 3)));
+    publish(net, 0, signed_report(0, 1, net.now));
+    net.run(4);
+    REQUIRE_FALSE(contains(net.cores[2]->eager_peers_for(RecordKind::report, 0), 1));
+    const Counters before1 = net.cores[1]->counters();
+    const Counters before2 = net.cores[2]->counters();
+    net.late = [](std::uint32_t from, std::uint32_t to) { return from == 0 && to == 2; };
+    publish(net, 0, signed_report(0, 2, net.now));
+    net.run(4);
+    CHECK(holds(*net.cores[2], 0, 2));
+    // s1 announced it to s2; s2, which heard that, announced it to no one.
+    CHECK(net.cores[1]->counters().ihave_entries_sent == before1.ihave_entries_sent + 1);
+    CHECK(net.cores[2]->counters().ihave_entries_sent == before2.ihave_entries_sent);
+    CHECK(net.cores[2]->counters().ihave_entries_spared == before2.ihave_entries_spared + 1);
+    CHECK(net.cores[1]->counters().ihave_entries_received == before1.ihave_entries_received);
+    CHECK(net.cores[2]->counters().grafts_sent == before2.grafts_sent);
+  }
+}
+
+TEST_CASE("a neighbour back from a restart or a dead spell is announced what it missed") {
+  // SYNC is kept out: without the catch-up, s2 would wait for it.
+  const auto tune = [](CoreConfig& config) {
+    config.ihave_timeout_ms = 1'000;
+    config.sync_interval_ms = 3'600'000;
+  };
+  Network net(3, 31, tune);
+  const Bytes roster = signed_roster(make_roster(1, 3));
+  net.load_all(roster);
+  publish(net, 0, signed_report(0, 1, net.now));
+  net.run(4);
+  REQUIRE(holds(*net.cores[2], 0, 1));
+  std::uint64_t catch_ups = 0;
+  SUBCASE("a restart: a newer boot counter") {
+    net.down[2] = true;
+    publish(net, 0, signed_report(0, 2, net.now));
+    net.run(4);  // s0's push and s1's IHAVE to s2 are lost
+    REQUIRE(holds(*net.cores[1], 0, 2));
+    // s2 restarts from its store (it held report 1): a new core, boot 2.
+    CoreConfig config = config_for(2, 2);
+    tune(config);
+    net.cores[2] = std::make_unique<GossipCore>(config, 77);
+    const std::vector<Bytes> stored{roster, signed_report(0, 1, kStartMs)};
+    (void)net.cores[2]->load(stored, net.now);
+    net.down[2] = false;
+    net.run(6);  // its first keepalives, IHAVE back, GRAFT, the body
+    CHECK(holds(*net.cores[2], 0, 2));
+    CHECK(net.cores[2]->counters().grafts_sent >= 1);
+  }
+  SUBCASE("a dead spell: silent past link_dead_after_ms, then heard again") {
+    net.down[2] = true;
+    publish(net, 0, signed_report(0, 2, net.now));
+    net.run(40);  // s0 and s1 find the link dead
+    REQUIRE(net.cores[0]->counters().links_dead >= 1);
+    net.down[2] = false;
+    net.run(8);
+    CHECK(net.cores[0]->counters().links_revived + net.cores[1]->counters().links_revived >= 1);
+    CHECK(holds(*net.cores[2], 0, 2));
+  }
+  for (const auto& core : net.cores) catch_ups += core->counters().catch_ups;
+  CHECK(catch_ups >= 1);
+  CHECK(net.cores[2]->counters().syncs_received == 0);
+}
+
 TEST_CASE("a core that was down catches up through SYNC") {
   Network net(3, 21, [](CoreConfig& config) { config.sync_interval_ms = 10'000; });
   net.load_all(signed_roster(make_roster(1, 3)));

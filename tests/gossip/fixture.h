@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <string>
@@ -103,6 +104,10 @@ class Network {
     if (down[from]) return;
     for (auto& out : effects.send) {
       if (cut && cut(from, out.to)) continue;  // lost on the link
+      if (late && late(from, out.to)) {
+        late_.push_back({out.to, std::move(out.frame)});  // arrives one tick after the others
+        continue;
+      }
       in_flight_.push_back({out.to, std::move(out.frame)});
     }
   }
@@ -112,6 +117,8 @@ class Network {
     now += 1'000;
     std::vector<std::pair<std::uint32_t, Bytes>> batch(in_flight_.begin(), in_flight_.end());
     in_flight_.clear();
+    std::move(late_.begin(), late_.end(), std::back_inserter(in_flight_));
+    late_.clear();
     for (std::size_t i = batch.size(); i > 1; --i) std::swap(batch[i - 1], batch[rng_.below(i)]);
     for (auto& [to, frame] : batch) {
       if (to >= cores.size() || down[to]) continue;
@@ -136,11 +143,13 @@ class Network {
   std::vector<std::unique_ptr<GossipCore>> cores;
   std::vector<bool> down;
   std::function<bool(std::uint32_t from, std::uint32_t to)> cut;  // true: the frame is lost
+  std::function<bool(std::uint32_t from, std::uint32_t to)> late;  // true: one tick late
   UnixMs now = kStartMs;
 
  private:
   Rng rng_;
   std::deque<std::pair<std::uint32_t, Bytes>> in_flight_;
+  std::deque<std::pair<std::uint32_t, Bytes>> late_;
 };
 
 }  // namespace mesh::gossip::testing

@@ -134,8 +134,16 @@ TEST_CASE("a restarted sender (boot + 1) never reuses a nonce") {
   auto first = before.seal(b.public_key, text("same"));
   auto second = after.seal(b.public_key, text("same"));
   CHECK(*first != *second);
-  CHECK(link_b.open(a.public_key, *parse_frame_header(*first), *first).ok());
-  CHECK(link_b.open(a.public_key, *parse_frame_header(*second), *second).ok());
+  // The first frame of the newer boot says the sender restarted; the next does not.
+  Bytes plaintext;
+  bool restarted = true;
+  CHECK(link_b.open_into(a.public_key, *parse_frame_header(*first), *first, plaintext, &restarted).ok());
+  CHECK_FALSE(restarted);  // the first frame ever heard from it
+  CHECK(link_b.open_into(a.public_key, *parse_frame_header(*second), *second, plaintext, &restarted).ok());
+  CHECK(restarted);
+  auto third = after.seal(b.public_key, text("more"));
+  CHECK(link_b.open_into(a.public_key, *parse_frame_header(*third), *third, plaintext, &restarted).ok());
+  CHECK_FALSE(restarted);
   // The old boot's frames are refused from now on.
   auto late = before.seal(b.public_key, text("late"));
   CHECK(link_b.open(a.public_key, *parse_frame_header(*late), *late).code() == LinkError::replayed);
