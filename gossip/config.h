@@ -76,7 +76,7 @@ struct CoreConfig {
   // place; a link we sent nothing over for keepalive_interval_ms gets an
   // empty frame, so that a quiet link is never taken for a dead one.
   DurationMs link_dead_after_ms = 30'000;
-  DurationMs keepalive_interval_ms = 10'000;
+  DurationMs keepalive_interval_ms = 15'000;
 
   // Batching: one frame per peer per tick, filled up to frame_budget_bytes
   // (a single larger body still goes, alone, up to kFrameBytesMax).

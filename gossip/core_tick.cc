@@ -62,7 +62,14 @@ void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, bool resta
     peers_.set_active(from, true);  // lazy in every tree: IHAVE and GRAFT rebuild its edges
     ++counters_.links_revived;
   }
-  if (keepalive && watch_.answer_due(from, now, config_.keepalive_interval_ms)) outbox_.touch(from);
+  // Half the interval: a peer that does not keep the link active itself
+  // (a stand-in that did not take us in) hears from us only in answers. Had
+  // it sent us something just before our keepalive came, a full interval
+  // would leave the next answer a whole interval later, close to 2·interval
+  // of silence, which at 15 s reaches the 30 s dead window.
+  if (keepalive && watch_.answer_due(from, now, config_.keepalive_interval_ms / 2)) {
+    outbox_.touch(from);
+  }
   if ((restarted || heard.revived) && peers_.is_active(from)) catch_up(from, last_heard, now);
 }
 

@@ -115,6 +115,38 @@ TEST_CASE("a keepalive is an empty frame; the receiver takes it and answers once
   CHECK(net.cores[0]->on_tick(net.now + 2'000).send.empty());
 }
 
+TEST_CASE("a keepalive is answered by a peer that sent nothing for half the interval") {
+  // A peer that keeps no keepalive timer for us (a stand-in that did not take
+  // us in) is heard only in answers: had it just sent us something, a full
+  // interval would put its next answer nearly two intervals after that.
+  Network net(2, 5, [](CoreConfig& config) {
+    config.keepalive_interval_ms = 15'000;
+    config.sync_interval_ms = 3'600'000;
+  });
+  net.load_all(signed_roster(make_roster(1, 2)));
+  const UnixMs t0 = net.now;
+  auto a0 = net.cores[0]->on_tick(t0);
+  auto b0 = net.cores[1]->on_tick(t0);
+  REQUIRE(a0.send.size() == 1);
+  REQUIRE(b0.send.size() == 1);
+  (void)net.cores[1]->on_message(a0.send[0].frame, t0);
+  (void)net.cores[0]->on_message(b0.send[0].frame, t0);
+  // Core 1 sends core 0 a record 7 s later.
+  auto published = net.cores[1]->publish(signed_report(1, 1, t0 + 7'000), t0 + 7'000);
+  REQUIRE(published.ok());
+  auto pushed = net.cores[1]->on_tick(t0 + 7'000);
+  for (auto* effects : {&published.value(), &pushed}) {
+    for (auto& out : effects->send) (void)net.cores[0]->on_message(out.frame, t0 + 7'000);
+  }
+  REQUIRE(net.cores[0]->held_seq(RecordKind::report, server_name(1)) == 1U);
+  // Core 0 sent nothing since t0: its keepalive at t0 + 15 s. Core 1 sent
+  // its last frame 8 s before: it answers.
+  auto a1 = net.cores[0]->on_tick(t0 + 15'000);
+  REQUIRE(a1.send.size() == 1);
+  (void)net.cores[1]->on_message(a1.send[0].frame, t0 + 15'000);
+  CHECK(net.cores[1]->on_tick(t0 + 15'000).send.size() == 1);
+}
+
 // Ticks until core `to` holds s<origin>'s report `seq`, or -1 after `limit`.
 int ticks_until_held(Network& net, std::uint32_t to, std::uint32_t origin, std::uint64_t seq, int limit) {
   for (int tick = 0; tick <= limit; ++tick) {
