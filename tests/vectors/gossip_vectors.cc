@@ -212,22 +212,30 @@ Json digest_vector(const Json& records) {
 }
 
 // §5's SUMMARY of the same set, at a cutoff that takes every record and at
-// one just before the newest (kind, roster index, seq, signature[0..16]).
+// one just before the newest: the count and the eight 64-bit lane sums of
+// the signatures, hashed.
 Json summary_vector(const Json& records) {
   const auto [held, core] = held_set(records);
   Json cases = Json::array();
   UnixMs newest = 0;
   for (const Bytes& raw : held) newest = std::max(newest, decode_envelope(raw).value().timestamp_ms);
   for (const UnixMs cutoff : {newest, newest - 1}) {
-    Bytes input;
-    for (const Bytes& raw : held) {  // roster, then reports by roster index (the order of `held`)
+    std::uint32_t count = 0;
+    std::array<std::uint64_t, 8> lanes{};
+    for (const Bytes& raw : held) {
       const Envelope envelope = decode_envelope(raw).value();
       if (envelope.timestamp_ms > cutoff) continue;
-      const std::uint32_t index = envelope.kind == RecordKind::roster ? 0 : *core->roster()->index_of(envelope.origin);
-      input.push_back(static_cast<std::uint8_t>(envelope.kind));
-      for (int i = 0; i < 4; ++i) input.push_back(static_cast<std::uint8_t>(index >> (24 - 8 * i)));
-      for (int i = 0; i < 8; ++i) input.push_back(static_cast<std::uint8_t>(envelope.seq >> (56 - 8 * i)));
-      input.insert(input.end(), envelope.signature.begin(), envelope.signature.begin() + 16);
+      ++count;
+      for (std::size_t lane = 0; lane < 8; ++lane) {
+        std::uint64_t value = 0;
+        for (std::size_t i = 0; i < 8; ++i) value = value << 8 | envelope.signature[8 * lane + i];
+        lanes[lane] += value;
+      }
+    }
+    Bytes input;
+    for (int i = 0; i < 4; ++i) input.push_back(static_cast<std::uint8_t>(count >> (24 - 8 * i)));
+    for (const std::uint64_t lane : lanes) {
+      for (int i = 0; i < 8; ++i) input.push_back(static_cast<std::uint8_t>(lane >> (56 - 8 * i)));
     }
     std::array<std::uint8_t, 16> expected{};
     crypto_generichash(expected.data(), expected.size(), input.data(), input.size(), nullptr, 0);
@@ -235,7 +243,8 @@ Json summary_vector(const Json& records) {
     cases.push_back({{"cutoff_ms", cutoff}, {"input", to_hex(input)}, {"summary", hex(expected)}});
   }
   return {{"note", "BLAKE2b-128 SUMMARY of the digest vector's set (section 5), at two cutoffs: every "
-                   "record has timestamp 1700000000000, so the second takes none; input is the hashed bytes"},
+                   "record has timestamp 1700000000000, so the second takes none; input is the hashed "
+                   "bytes: count (4 B BE), then the eight lane sums (8 B BE each)"},
           {"cases", cases}};
 }
 
