@@ -109,6 +109,12 @@ LinkCrypto::~LinkCrypto() {
   }
 }
 
+std::size_t LinkCrypto::KeyHash::operator()(const PublicKey& key) const noexcept {
+  std::uint64_t value = 0;
+  std::memcpy(&value, key.data(), sizeof value);
+  return static_cast<std::size_t>(value);
+}
+
 LinkCrypto::PeerLink* LinkCrypto::link_for(const PublicKey& peer) {
   if (auto it = links_.find(peer); it != links_.end()) return &it->second;
   if (!self_ok_ || peer == self_public_) return nullptr;
@@ -192,6 +198,7 @@ std::vector<PublicKey> LinkCrypto::linked_keys() const {
   std::vector<PublicKey> keys;
   keys.reserve(links_.size());
   for (const auto& [key, link] : links_) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
   return keys;
 }
 

@@ -12,9 +12,9 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "common/bytes.h"
@@ -112,6 +112,13 @@ class LinkCrypto {
     ReplayWindow window;
   };
   PeerLink* link_for(const PublicKey& peer);  // null on bad_key
+  // Every frame sealed or opened looks its peer up: one bucket and one node
+  // instead of a walk down a tree of 32-byte compares. Keys are the
+  // roster's (a frame's sender is found there first), so their first 8
+  // bytes spread them.
+  struct KeyHash {
+    std::size_t operator()(const PublicKey& key) const noexcept;
+  };
 
   PublicKey self_public_{};
   std::array<std::uint8_t, 32> self_x25519_public_{};
@@ -119,7 +126,7 @@ class LinkCrypto {
   bool self_ok_ = false;
   std::uint64_t boot_ = 0;
   std::uint64_t counter_ = 0;
-  std::map<PublicKey, PeerLink> links_;
+  std::unordered_map<PublicKey, PeerLink, KeyHash> links_;
 };
 
 }  // namespace mesh::gossip
