@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 
 #include "tools/meshsim/fleet_gen.h"
 
@@ -142,13 +143,18 @@ void mass_block(Builder& b, std::uint32_t percent, bool heal) {
 // provider's outage, not a border) for 10 minutes: nobody is marked
 // unreachable from either side, every server stays in rotation, and after
 // the heal all are ok again.
-void partition_split(Builder& b, std::uint32_t left_count) {
+// One server in `left_every` (rounded down) on one side, whatever --nodes.
+void partition_split(Builder& b, std::uint32_t left_every) {
   const std::uint32_t n = b.s.fleet.generated_nodes;
+  const std::uint32_t left_count = n / left_every;
+  // A stride coprime with n visits every server once.
+  std::uint32_t stride = 11;
+  while (std::gcd(stride, n) != 1) ++stride;
   Selector left, right;
   for (std::uint32_t j = 0; j < n; ++j) {
     // Every other run of k servers shifts by one, so each country has
     // servers on both sides.
-    const std::uint32_t i = (j * 11) % n;
+    const std::uint32_t i = (j * stride) % n;
     (j < left_count ? left : right).servers.push_back(b.id(i));
   }
   b.event(5 * kMinute, EventKind::partition).groups = {left, right};
@@ -411,8 +417,8 @@ const std::map<std::string, Entry>& table() {
       {"mass-block-20", {30, 5, [](Builder& b) { mass_block(b, 20, true); }}},
       {"mass-block-60", {30, 5, [](Builder& b) { mass_block(b, 60, true); }}},
       {"mass-block-80", {30, 5, [](Builder& b) { mass_block(b, 80, true); }}},
-      {"partition-half", {30, 5, [](Builder& b) { partition_split(b, 15); }}},
-      {"partition-uneven", {30, 5, [](Builder& b) { partition_split(b, 10); }}},
+      {"partition-half", {30, 5, [](Builder& b) { partition_split(b, 2); }}},
+      {"partition-uneven", {30, 5, [](Builder& b) { partition_split(b, 3); }}},
       {"one-way-block", {30, 5, one_way_block}},
       {"unreliable-witness", {40, 5, unreliable_witness}},
       {"agent-stop", {20, 5, agent_stop}},
