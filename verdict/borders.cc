@@ -88,15 +88,23 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     for_each_counted_result(*usable[o], params, servers, [&](const ProbeResult& result) {
       ++probed;
       const std::uint32_t t = result.target;
-      if (result.fail_streak == 0) return;
+      const bool streak = result.fail_streak > 0;
+      if (!streak && !result.recovered) return;
       const bool abroad = country != fleet.country_of[t];
       if (is_failing(result, params) && !down[t] && !(abroad && fails(country, t))) ++own;
       // Strain is read from streaks on their way, as borders are: a node
       // publishes each change at once, so across a split the first votes
       // can arrive before the observers' other failures have grown to
-      // fail_streak; the strain must show before any vote can.
+      // fail_streak; the strain must show before any vote can. It also
+      // stands while results have only just recovered, as a lifted border
+      // does: when a split heals, each observer gets through to the other
+      // side one probe at a time, and its strain must not lift while
+      // witnesses that have not probed again still fail the other side.
       if (down[t] || going_down[t]) return;
-      if (abroad && turns_against(country, t) && j.breadth_[country] >= broadest) return;
+      if (abroad && (streak ? turns_against(country, t) : holds_against(country, t)) &&
+          j.breadth_[country] >= broadest) {
+        return;
+      }
       if (abroad && far_side(o, t)) return;
       ++unshared;
     });

@@ -68,8 +68,9 @@ class WitnessJudgement {
 };
 
 // An observer is *strained* when failure streaks (of any length: failing or
-// on their way) that neither a border (on its way), its far side nor a
-// server going down explains reach half the unreliable fraction. The
+// on their way) and results flagged recovered that neither a border (on
+// its way, or held for a recovered result), its far side nor a server
+// going down explains reach half the unreliable fraction. The
 // fleet is partitioned when at least 1 / kPartitionedShareDenominator of
 // the observers with a usable view are strained (and at least two), or at
 // least 1 / kPartitionedShareDenominator of the roster's servers have no

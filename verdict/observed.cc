@@ -65,7 +65,7 @@ bool fails_share(const ObservedReport& observed, const Parameters& params,
   std::uint64_t failing = 0;
   for_each_counted_result(observed, params, server_count, [&](const ProbeResult& result) {
     ++probed;
-    if (result.fail_streak > 0) ++failing;
+    if (result.fail_streak > 0 || result.recovered) ++failing;
   });
   if (probed < params.unreliable_min_targets || probed == 0) return false;
   return failing * 1000 >= std::uint64_t{permille} * probed;

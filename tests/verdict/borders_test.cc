@@ -297,3 +297,57 @@ TEST_CASE("a lifted block: the far side stands while the border's witnesses have
   }
   CHECK(seeds_blaming_a > 0);
 }
+
+TEST_CASE("a healed split: the strain stands while the observers' results have only just recovered") {
+  // A split cut 10 servers of AE, DE, FR and NL from the other 20 (every
+  // US server among them) and has just healed. Every observer has probed
+  // across it again except the six US servers, whose reports still fail
+  // the 10 (their next probes are yet to come). On its own that evidence
+  // reads as a US border against the 10 and would make them unreachable;
+  // the other observers' results to the far side, flagged recovered, say
+  // the fleet was split a moment ago.
+  const Roster roster = fleet_30();
+  const std::uint32_t us = 4;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    std::vector<std::uint32_t> outside_us;
+    for (std::uint32_t s = 0; s < us * kPerCountry; ++s) outside_us.push_back(s);
+    std::mt19937_64 rng(seed);
+    std::set<std::uint32_t> left;
+    do {  // 10 of AE, DE, FR, NL, and each of them on both sides
+      std::shuffle(outside_us.begin(), outside_us.end(), rng);
+      left = {outside_us.begin(), outside_us.begin() + 10};
+    } while ([&] {
+      for (std::uint32_t c = 0; c < us; ++c) {
+        const auto here = std::count_if(left.begin(), left.end(),
+                                        [&](std::uint32_t s) { return country_of(s) == c; });
+        if (here == 0 || here == static_cast<long>(kPerCountry)) return true;
+      }
+      return false;
+    }());
+    auto across = [&](std::uint32_t o, std::uint32_t t) { return left.count(o) != left.count(t); };
+    auto stale = [&](std::uint32_t o) { return country_of(o) == us; };
+    std::vector<ObservedReport> flagged = reports_of(roster, [&](std::uint32_t o, std::uint32_t t) {
+      return !(stale(o) && across(o, t));
+    });
+    std::vector<ObservedReport> unflagged = flagged;
+    for (std::uint32_t o = 0; o < roster.servers.size(); ++o) {
+      if (stale(o)) continue;
+      for (ProbeResult& result : flagged[o].report.view.results) {
+        if (across(o, result.target)) result.recovered = true;
+      }
+    }
+    const Evaluation evaluation = evaluate(roster, flagged, kNow);
+    CHECK(evaluation.partitioned);
+    for (const ServerVerdict& verdict : evaluation.servers) {
+      CAPTURE(verdict.id);
+      CHECK(verdict.status == ServerStatus::ok);
+    }
+    // Without the flags nothing says a split just healed: the six reports
+    // are a US border, and the 10 are unreachable. That is the transient
+    // the flags close (meshsim partition-uneven at N = 100, seed 1).
+    const Evaluation plain = evaluate(roster, unflagged, kNow);
+    CHECK_FALSE(plain.partitioned);
+    for (std::uint32_t s : left) CHECK(plain.servers[s].status == ServerStatus::unreachable);
+  }
+}
