@@ -66,10 +66,10 @@ inline bool is_failing(const ProbeResult& result, const Parameters& params) {
 
 // Of the counted results of its view, at least unreliable_min_targets, and
 // those with a failure streak (of any length: failing or on its way) or
-// flagged recovered reach `permille` (integer: streaks * 1000 >= permille * probed). Depends on the
-// report only. With unreliable_fraction_permille / 2 it picks the
-// observers judge_witnesses examines (verdict/borders.h): only failures no
-// border explains make an observer unreliable or strained.
+// flagged recovered reach `permille` (integer: streaks * 1000 >= permille
+// * probed). Depends on the report only. With unreliable_fraction_permille
+// / 2 it picks the observers judge_witnesses examines (verdict/borders.h):
+// only failures no border explains make an observer unreliable or strained.
 bool fails_share(const ObservedReport& observed, const Parameters& params,
                  std::uint32_t server_count, std::uint32_t permille);
 
