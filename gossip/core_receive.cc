@@ -190,7 +190,7 @@ bool GossipCore::Impl::settled(const StoredRecord& held, UnixMs now) const {
 
 void GossipCore::Impl::apply_summary(std::uint32_t from, const Summary& summary, UnixMs now) {
   ++counters_.summaries_received;
-  // Hashing the record set costs O(N): one answer per peer per half round,
+  // Summing the record set costs O(N): one answer per peer per half round,
   // whatever a peer sends (an honest one opens a round every sync_interval_ms).
   UnixMs& answered = summary_answered_ms_[from];
   if (answered >= 0 && now - answered < config_.sync_interval_ms / 2) {

@@ -110,9 +110,7 @@ LinkCrypto::~LinkCrypto() {
 }
 
 std::size_t LinkCrypto::KeyHash::operator()(const PublicKey& key) const noexcept {
-  std::uint64_t value = 0;
-  std::memcpy(&value, key.data(), sizeof value);
-  return static_cast<std::size_t>(value);
+  return static_cast<std::size_t>(key_id_of(key));
 }
 
 LinkCrypto::PeerLink* LinkCrypto::link_for(const PublicKey& peer) {

@@ -114,8 +114,8 @@ class LinkCrypto {
   PeerLink* link_for(const PublicKey& peer);  // null on bad_key
   // Every frame sealed or opened looks its peer up: one bucket and one node
   // instead of a walk down a tree of 32-byte compares. Keys are the
-  // roster's (a frame's sender is found there first), so their first 8
-  // bytes spread them.
+  // roster's (a frame's sender is found there first), so their key ids
+  // (the first 8 bytes) spread them.
   struct KeyHash {
     std::size_t operator()(const PublicKey& key) const noexcept;
   };
