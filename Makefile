@@ -37,7 +37,8 @@ bench: build
 
 # Coverage-guided fuzzing (tests/fuzz/README.md): every target FUZZ_SECONDS
 # (default 180) in turn, clang + ASan + UBSan, at nice 19; exits non-zero on
-# any finding. fuzz-ci: 30 s each from the committed corpus, for .ci/run.
+# any finding. fuzz-ci: 30 s each from the committed corpus, one target per
+# core at once, for .ci/run.
 FUZZ_SECONDS ?= 180
 fuzz:
 	@scripts/install-deps.sh fuzz

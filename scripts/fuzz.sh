@@ -9,6 +9,7 @@
 #   scripts/fuzz.sh [--ci] [--runs N] [TARGET...]
 #     FUZZ_SECONDS  seconds per target (default 180; --ci: 30)
 #     FUZZ_JOBS     build parallelism (default 2)
+#     FUZZ_PARALLEL targets run at once (default 1; --ci: one per core)
 #     --ci          start from the committed corpus only (a fresh scratch
 #                   corpus each time): a short regression check for .ci/run
 #     --runs N      stop a target after N executions instead (the long run;
@@ -33,6 +34,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ "$ci" = 1 ]; then seconds="${FUZZ_SECONDS:-30}"; else seconds="${FUZZ_SECONDS:-180}"; fi
+# Targets run side by side: one per core in --ci (the machine does nothing
+# else then), one at a time otherwise (the long run shares the machine).
+if [ "$ci" = 1 ]; then parallel="${FUZZ_PARALLEL:-$(nproc)}"; else parallel="${FUZZ_PARALLEL:-1}"; fi
 [ "$runs" != 0 ] && [ -z "${FUZZ_SECONDS:-}" ] && seconds=3600
 all=(envelope roster_payload report_payload frame roster_toml node_config scenario api_request)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
@@ -52,13 +56,12 @@ dict_of() {
 
 # The last value of `key: N` in libFuzzer's status lines, or stat::key.
 last_field() { grep -oE "$1: ?[0-9]+" "$2" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
-stat_of() { grep -E "^stat::$1:" "$2" | tail -1 | awk '{print $2}'; }
+stat_of() { grep -E "^stat::$1:" "$2" | tail -1 | awk '{print $2}' || true; }
 
-printf '%-15s %12s %8s %7s %8s %s\n' target executions exec/s edges corpus findings
-found=0
-for t in "${targets[@]}"; do
-  bin="$build/tests/fuzz/${t}_fuzz"
-  [ -x "$bin" ] || { echo "fuzz.sh: no such target: $t" >&2; exit 2; }
+# One target: runs it and leaves its table row in $build/logs/<target>.row.
+run_target() {
+  local t=$1
+  local bin="$build/tests/fuzz/${t}_fuzz" corpus findings log status=0 regressions=() limit
   if [ "$ci" = 1 ]; then
     corpus="$build/ci-corpus/$t"
     rm -rf "$corpus"
@@ -68,24 +71,48 @@ for t in "${targets[@]}"; do
   findings="$build/findings/$t"
   log="$build/logs/$t.log"
   mkdir -p "$corpus" "$findings" "$(dirname "$log")"
-  regressions=()
   [ -d "$src/regressions/$t" ] && regressions=("$src/regressions/$t")
   limit=(-max_total_time="$seconds")
   [ "$runs" != 0 ] && limit+=(-runs="$runs")
-  status=0
   # shellcheck disable=SC2046
   nice -n 19 "$bin" "${limit[@]}" -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 \
     -artifact_prefix="$findings/" $(dict_of "$t") \
     "$corpus" "$src/corpus/$t" "${regressions[@]}" >"$log" 2>&1 || status=$?
+  local execs rate edges size result=none
   execs=$(stat_of number_of_executed_units "$log")
   rate=$(stat_of average_exec_per_sec "$log")
   edges=$(last_field cov "$log")
   size=$(last_field corp "$log")
-  result=none
   if [ "$status" != 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|fuzz property broken' "$log"; then
     result="FOUND (exit $status): $(ls -t "$findings" | head -1) — see $log"
+  fi
+  printf '%-15s %12s %8s %7s %8s %s\n' "$t" "${execs:-?}" "${rate:-?}" "$edges" "$size" "$result" \
+    >"$build/logs/$t.row"
+  cat "$build/logs/$t.row"
+}
+
+for t in "${targets[@]}"; do
+  [ -x "$build/tests/fuzz/${t}_fuzz" ] || { echo "fuzz.sh: no such target: $t" >&2; exit 2; }
+done
+mkdir -p "$build/logs"
+printf '%-15s %12s %8s %7s %8s %s\n' target executions exec/s edges corpus findings
+# Up to $parallel targets at once (each is one process running one input at
+# a time); rows print as targets end.
+for t in "${targets[@]}"; do
+  rm -f "$build/logs/$t.row"
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  run_target "$t" &
+done
+wait
+
+found=0
+for t in "${targets[@]}"; do
+  row="$build/logs/$t.row"
+  if [ ! -f "$row" ]; then
+    echo "$t: no result (the script failed while running it; see $build/logs/$t.log)"
+    found=1
+  elif grep -q 'FOUND' "$row"; then
     found=1
   fi
-  printf '%-15s %12s %8s %7s %8s %s\n' "$t" "${execs:-?}" "${rate:-?}" "$edges" "$size" "$result"
 done
 exit "$found"
