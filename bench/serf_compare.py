@@ -3,7 +3,7 @@
 
 For each fleet size N it runs N `meshnode` daemons (real TLS stand-in
 listeners and services, the roster's default parameters, 5 countries) on
-127.0.4.x, then N `serf agent`s (profile lan) on 127.0.5.x, one system at a
+127.4.x.y, then N `serf agent`s (profile lan) on 127.5.x.y, one system at a
 time, and measures for each:
 
   * bytes on the wire per node per day at steady state, sent + received,
@@ -12,6 +12,8 @@ time, and measures for each:
     packet lengths, no link header), over a window after a warm-up;
   * RSS (VmRSS at the end of the window) and CPU seconds per minute
     (utime + stime over the window) per process;
+  * the machine's idle share over the window, with a warning under 20%:
+    a fleet that saturates the machine measures the machine;
   * the time until every other node sees a killed node as failed (meshnode:
     its daemon and its listener killed, status `unreachable`; Serf: its agent
     killed, status `failed`);
@@ -52,7 +54,7 @@ SYSTEMS = os.environ.get("SYSTEMS", "meshnode serf").split()
 RUNS = int(os.environ.get("RUNS", "1"))
 PHASES = os.environ.get("PHASES", "kill block starts").split()
 STEADY_KEYS = ("bytes_per_node_day", "bytes_per_node_day_max", "cpu_s_per_min", "cpu_s_per_min_max",
-               "rss_mib", "rss_mib_max", "rss_anon_mib")
+               "rss_mib", "rss_mib_max", "rss_anon_mib", "machine_idle_share")
 TICKS = os.sysconf("SC_CLK_TCK")
 TABLE = "mnbench"
 
@@ -63,6 +65,11 @@ def sh(*args, **kw):
 
 def nft(script):
     subprocess.run(["nft", "-f", "-"], input=script, check=True, text=True)
+
+
+def loopback_addresses(system, n):
+    """N addresses of 127.SYSTEM.0.0/16, 250 per /24: no cap at 254 nodes."""
+    return [f"127.{system}.{i // 250}.{i % 250 + 1}" for i in range(n)]
 
 
 # ---- nftables: per-address byte counters, and blocks ----
@@ -115,6 +122,13 @@ def cpu_ticks(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
+
+
+def machine_ticks():
+    """(idle, total) jiffies of the whole machine, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return fields[3] + fields[4], sum(fields)  # idle + iowait
 
 
 def rss_kib(pid, field="VmRSS"):
@@ -179,7 +193,7 @@ class MeshnodeFleet(Fleet):
     def __init__(self, build, n, work):
         self.build, self.n, self.work = build, n, work
         self.meshctl = f"{build}/tools/meshctl/meshctl"
-        self.addresses = [f"127.0.4.{i + 1}" for i in range(n)]
+        self.addresses = loopback_addresses(4, n)
         self.token = os.urandom(16).hex()
         digest = sh("sha256sum", input=self.token).split()[0]
         with open(f"{work}/api-tokens", "w") as f:
@@ -271,7 +285,7 @@ class MeshnodeFleet(Fleet):
 class SerfFleet(Fleet):
     def __init__(self, n, work):
         self.n, self.work = n, work
-        self.addresses = [f"127.0.5.{i + 1}" for i in range(n)]
+        self.addresses = loopback_addresses(5, n)
         self.agents = {}
 
     def start(self, fresh=True):
@@ -320,8 +334,16 @@ def steady_state(fleet, addresses):
     pids = fleet.pids()
     c0 = counters_read()
     t0 = {i: cpu_ticks(p) for i, p in pids.items()}
+    m0 = machine_ticks()
     time.sleep(WINDOW_S)
     c1 = counters_read()
+    m1 = machine_ticks()
+    # A fleet that saturates the machine measures the machine, not itself
+    # (Serf at N = 200 on 2 cores: README): the idle share says which.
+    idle = (m1[0] - m0[0]) / max(1, m1[1] - m0[1])
+    if idle < 0.2:
+        print(f"   WARNING: the machine was {100 * idle:.0f}% idle over the window: "
+              "these figures are of an overloaded machine", flush=True)
     cpu = [(cpu_ticks(p) - t0[i]) / TICKS / (WINDOW_S / 60) for i, p in pids.items()]
     rss = [rss_kib(p) / 1024 for p in pids.values()]
     # RssAnon: the process's own memory (heap, stacks); the rest of VmRSS is
@@ -332,7 +354,7 @@ def steady_state(fleet, addresses):
     return {"bytes_per_node_day": statistics.median(per_day), "bytes_per_node_day_max": max(per_day),
             "cpu_s_per_min": statistics.median(cpu), "cpu_s_per_min_max": max(cpu),
             "rss_mib": statistics.median(rss), "rss_mib_max": max(rss),
-            "rss_anon_mib": statistics.median(anon)}
+            "rss_anon_mib": statistics.median(anon), "machine_idle_share": round(idle, 3)}
 
 
 def detection(fleet, failed_word):
