@@ -24,8 +24,9 @@ test: build
 	ctest --test-dir $(RELEASE) --output-on-failure -j $(JOBS)
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer,
-# except the end-to-end fault suite (label e2e): it runs the very programs
-# the rest of this suite already runs sanitized, for 8 more minutes.
+# except the end-to-end fault suite (label e2e; the preset does not build
+# it): it runs the very programs the rest of this suite already runs
+# sanitized, for 8 more minutes.
 test-sanitize: deps
 	cmake --preset sanitize >/dev/null
 	cmake --build $(SANITIZE) -j $(JOBS)
