@@ -2,9 +2,12 @@
 // bad file is refused with a message naming the line and the field.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
+#include "tools/meshsim/builtin.h"
 #include "tools/meshsim/duration.h"
+#include "tools/meshsim/fleet_gen.h"
 #include "tools/meshsim/scenario_file.h"
 #include "tools/meshsim/simulator.h"
 
@@ -67,6 +70,26 @@ TEST_CASE("a minimal generated fleet parses with defaults") {
   CHECK(scenario->fleet.generated_nodes == 8);
   CHECK(scenario->duration_ms == 600'000);
   CHECK(scenario->params == Parameters{});
+}
+
+TEST_CASE("a generated fleet spans up to 64 countries, in a file or a built-in") {
+  auto countries_of = [](const Scenario& scenario) {
+    auto world = build_world(scenario);
+    REQUIRE_MESSAGE(world.ok(), (world.ok() ? std::string() : world.message()));
+    std::set<std::string> countries;
+    for (const SimServer& server : world->servers) countries.insert(server.spec.country);
+    return countries.size();
+  };
+  CHECK(countries_of(accepted("duration = \"10m\"\n[fleet]\nnodes = 256\ncountries = 64\n")) == 64);
+  CHECK(refused("duration = \"10m\"\n[fleet]\nnodes = 260\ncountries = 65\n", ScenarioError::bad_field)
+            .find("fleet.countries") != std::string::npos);
+
+  auto thirty = builtin_scenario("dissemination", {1000, 30, 1, {}});
+  REQUIRE_MESSAGE(thirty.ok(), (thirty.ok() ? std::string() : thirty.message()));
+  CHECK(countries_of(thirty.value()) == 30);
+  auto too_many = builtin_scenario("dissemination", {1000, 65, 1, {}});
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(too_many.message() == "countries must be 2..64");
 }
 
 TEST_CASE("syntax errors name the line and column") {

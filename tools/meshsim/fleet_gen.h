@@ -16,12 +16,19 @@
 
 namespace mesh::sim {
 
-// ISO codes used for generated fleets, in this order.
+// ISO codes used for generated fleets, in this order: as many as a
+// scenario may name (kCountriesMax).
 inline constexpr const char* kGeneratedCountries[] = {
     "DE", "NL", "FR", "GB", "US", "RU", "TR", "IR", "CN", "AE",
-    "SG", "JP", "FI", "PL", "KZ", "SE", "CA", "BR", "IN", "AU"};
+    "SG", "JP", "FI", "PL", "KZ", "SE", "CA", "BR", "IN", "AU",
+    "ES", "IT", "CH", "AT", "BE", "CZ", "RO", "HU", "UA", "BY",
+    "GE", "AM", "AZ", "UZ", "KG", "TJ", "TM", "PK", "BD", "VN",
+    "TH", "MY", "ID", "PH", "KR", "HK", "TW", "IL", "SA", "QA",
+    "EG", "ZA", "NG", "KE", "MX", "AR", "CL", "CO", "PE", "NO",
+    "DK", "IE", "PT", "GR"};
 inline constexpr std::uint32_t kGeneratedCountriesMax =
     sizeof(kGeneratedCountries) / sizeof(kGeneratedCountries[0]);
+static_assert(kGeneratedCountriesMax == kCountriesMax);
 
 struct SimServer {
   ServerSpec spec;         // routes always filled

@@ -213,7 +213,7 @@ Status<ScenarioError> read_fleet(Reader& top, Scenario& s) {
   if (table == nullptr) return top.fail(nullptr, "fleet", "missing [fleet]");
   Reader r(*table, "fleet", top.source());
   MESH_TRY(r.integer("nodes", s.fleet.generated_nodes, 1, kNodesMax));
-  MESH_TRY(r.integer("countries", s.fleet.generated_countries, 1, 20));
+  MESH_TRY(r.integer("countries", s.fleet.generated_countries, 1, kCountriesMax));
   if (const toml::array* servers = r.tables("servers", status)) {
     for (const toml::node& node : *servers) {
       ServerSpec server;
