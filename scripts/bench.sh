@@ -26,13 +26,19 @@ sim() {
   echo
   echo "== meshsim $*"
   /usr/bin/time -f "wall %es, user %Us, peak RSS %MKB" \
-    "$build/tools/meshsim/meshsim" --countries 15 --seed 1 --timing "$@" || true
+    "$build/tools/meshsim/meshsim" --seed 1 --timing "$@" || true
 }
-sim --scenario dissemination --nodes 100
-sim --scenario dissemination --nodes 1000   # about one minute
-sim --scenario dissemination --nodes 1000 --duration 1h   # about four minutes
-sim --scenario lossy --nodes 100 --duration 1h
-sim --scenario unreliable-witness
+# The README's table of gossip and probes per node per day: how each term
+# grows with N and with countries (issue 13).
+for countries in 5 10 20; do
+  sim --scenario dissemination --nodes 100 --countries "$countries" --duration 1h
+done
+sim --scenario dissemination --nodes 1000 --countries 15 --duration 1h   # the 60 s target, about a minute of CPU
+sim --scenario dissemination --nodes 1000 --countries 20 --duration 1h
+sim --scenario dissemination --nodes 1000 --countries 30 --duration 1h
+sim --scenario dissemination --nodes 3000 --countries 20 --duration 15m  # about 8 minutes, 5 GiB
+sim --scenario lossy --nodes 100 --countries 15 --duration 1h
+sim --scenario unreliable-witness   # its own fleet: at 15 countries it would need 60 nodes
 echo
 echo "== the panel API under wrk, side by side with nginx serving the same JSON (bench/api_bench.sh)"
 bench/api_bench.sh "$build" 100 10
