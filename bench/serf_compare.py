@@ -128,7 +128,9 @@ def machine_ticks():
     """(idle, total) jiffies of the whole machine, from /proc/stat."""
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
-    return fields[3] + fields[4], sum(fields)  # idle + iowait
+    # user nice system idle iowait irq softirq steal; guest and guest_nice
+    # (the fields after) are already counted in user and nice.
+    return fields[3] + fields[4], sum(fields[:8])
 
 
 def rss_kib(pid, field="VmRSS"):
