@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# Time from a block to its verdict at every node, over the phases a block
-# can fall at (README, "Figures"; issue 13's 4- and 10-minute targets).
+# Time from a fault to its verdict at every node, over the phases a fault
+# can fall at (README, "Figures"; issue 13's 4-, 10- and 15-minute targets).
 #
-# The built-ins block at 5m, one phase of the probe schedule: an SNI block
-# there meets a TLS probe about 2 minutes later, where another start time
-# waits up to 7 probe intervals (docs/PROTOCOL.md, "Probes"). This writes one
-# meshsim scenario file per start time, 5m00s + k * STEP_S for k = 0 ..
-# STARTS - 1 (53 s apart, so the starts walk across the 60 s probe interval
-# and the 7-interval TLS cycle), N = 100 in 5 countries: the last country
-# (US) blocks de-1 and de-2, with port = "sni" (a reset after the
-# ClientHello) and port = "all" (an IP block). Each file expects both
-# servers unreachable at every checked node 12 minutes after its start and
-# no false verdict; meshsim prints the time to verdict, and this prints
-# min / median / max per kind.
+# The built-ins start their faults at 5m, one phase of the probe and report
+# schedules: an SNI block there meets a TLS probe about 2 minutes later,
+# where another start time waits up to 7 probe intervals (docs/PROTOCOL.md,
+# "Probes"). This writes one meshsim scenario file per start time, 5m00s +
+# k * STEP_S for k = 0 .. STARTS - 1 (53 s apart, so the starts walk across
+# the 60 s probe interval, the 7-interval TLS cycle and the 5-minute
+# heartbeat grid), N = 100 in 5 countries, for three faults of de-1 and
+# de-2: the last country (US) blocks them with port = "sni" (a reset after
+# the ClientHello) and with port = "all" (an IP block); and their agents
+# stop (`no_data`). Each file expects the verdict on both servers at every
+# other checked node 14 minutes after its start and no false verdict;
+# meshsim prints the time to verdict, and this prints min / median / max
+# per fault. Exits 1 when a file failed.
 #
 #   bench/detection_sweep.sh [BUILD_DIR]      (STARTS=16 STEP_S=53 SEED=1)
 set -euo pipefail
@@ -24,28 +26,22 @@ meshsim=$build/tools/meshsim/meshsim
 work=$(mktemp -d /tmp/meshnode-detection-sweep-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-scenario() {  # kind port start_s
-  local at=$(($3 + 720))
-  cat <<EOF
-name = "$1-from-${3}s"
-seed = $seed
-duration = "$(($3 + 780))s"
-[fleet]
-nodes = 100
-countries = 5
-[sim]
-check_interval = "30s"
-[[event]]
-at = "${3}s"
-kind = "block"
-name = "sweep"
-servers = ["de-1", "de-2"]
-from = ["US"]
-port = "$2"
-EOF
+scenario() {  # fault start_s
+  local status=unreachable
+  printf 'name = "%s-from-%ss"\nseed = %s\nduration = "%ss"\n' "$1" "$2" "$seed" $(($2 + 900))
+  printf '[fleet]\nnodes = 100\ncountries = 5\n[sim]\ncheck_interval = "30s"\n'
+  printf '[[event]]\nat = "%ss"\n' "$2"
+  case $1 in
+    sni | ip)
+      printf 'kind = "block"\nname = "sweep"\nservers = ["de-1", "de-2"]\nfrom = ["US"]\nport = "%s"\n' \
+        "$([ "$1" = sni ] && echo sni || echo all)" ;;
+    stop)
+      status=no_data
+      printf 'kind = "stop_agent"\nservers = ["de-1", "de-2"]\n' ;;
+  esac
   for server in de-1 de-2; do
-    printf '[[expect]]\nkind = "status"\nserver = "%s"\nstatus = "unreachable"\nat = "%ss"\nsince = "%ss"\n' \
-      "$server" "$at" "$3"
+    printf '[[expect]]\nkind = "status"\nserver = "%s"\nstatus = "%s"\nat = "%ss"\nsince = "%ss"\nexclude_server = true\n' \
+      "$server" "$status" $(($2 + 840)) "$2"
   done
   printf '[[expect]]\nkind = "no_false_verdicts"\n'
 }
@@ -56,24 +52,24 @@ to_seconds() {
 }
 
 status=0
-for kind in sni ip; do
-  port=$([ "$kind" = sni ] && echo sni || echo all)
-  : > "$work/$kind.times"
+for fault in sni ip stop; do
+  : > "$work/$fault.times"
   failed=0
   for k in $(seq 0 $((starts - 1))); do
     start=$((300 + k * step))
-    file=$work/$kind-$k.toml
-    scenario "$kind" "$port" "$start" > "$file"
+    file=$work/$fault-$k.toml
+    scenario "$fault" "$start" > "$file"
     out=$("$meshsim" --scenario-file "$file" 2>&1) || failed=$((failed + 1))
-    grep -oE 'unreachable at [0-9ms]+: after [0-9ms]+' <<< "$out" | sed 's/.*after //' | to_seconds >> "$work/$kind.times"
+    grep -oE '(unreachable|no_data) at [0-9ms]+: after [0-9ms]+' <<< "$out" | sed 's/.*after //' |
+      to_seconds >> "$work/$fault.times"
   done
   [ "$failed" -eq 0 ] || status=1
-  sort -n "$work/$kind.times" | awk -v kind="$kind" -v n="$starts" -v failed="$failed" '
+  sort -n "$work/$fault.times" | awk -v fault="$fault" -v n="$starts" -v failed="$failed" '
     { t[NR] = $1 }
     END {
       m = (NR % 2) ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-      printf "%-3s block, %d start times x 2 servers, %d verdicts reached: time to verdict at every node min %dm%02ds, median %dm%02ds, max %dm%02ds; scenario files failing: %d\n",
-        kind, n, NR, t[1] / 60, t[1] % 60, m / 60, m % 60, t[NR] / 60, t[NR] % 60, failed
+      printf "%-4s %d start times x 2 servers, %d verdicts reached: time to verdict at every node min %dm%02ds, median %dm%02ds, max %dm%02ds; scenario files failing: %d\n",
+        fault, n, NR, t[1] / 60, t[1] % 60, m / 60, m % 60, t[NR] / 60, t[NR] % 60, failed
     }'
 done
 exit "$status"

@@ -40,7 +40,7 @@ sim --scenario dissemination --nodes 3000 --countries 20 --duration 15m  # about
 sim --scenario lossy --nodes 100 --countries 15 --duration 1h
 sim --scenario unreliable-witness   # its own fleet: at 15 countries it would need 60 nodes
 echo
-echo "== time to an IP and an SNI block's verdict, over 16 start times of the block (bench/detection_sweep.sh, ~1 min)"
+echo "== time to the verdict on an IP block, an SNI block and a stopped agent, over 16 start times (bench/detection_sweep.sh, ~1 min)"
 bench/detection_sweep.sh "$build" || true
 echo
 echo "== the panel API under wrk, side by side with nginx serving the same JSON (bench/api_bench.sh)"
