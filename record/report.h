@@ -125,4 +125,17 @@ Status<ReportError> validate_report_payload(ByteView payload, const Roster& rost
                                             std::uint32_t origin_index,
                                             UnixMs record_timestamp_ms);
 
+// A report's failing targets alone (its view.failures) and the view's
+// roster version, for a node that wants only what a compatriot witness
+// fails (docs/PROTOCOL.md, "Probes": a co-witness's TLS failure). The
+// rest of the payload is skipped within the layout's limits, not checked:
+// meant for payloads the gossip layer already accepted. A payload that is
+// not the documented layout where it is read gives the decoder's error.
+struct ReportFailures {
+  std::uint64_t roster_version = 0;
+  std::vector<ProbeResult> failures;  // in the payload's order (by target)
+};
+Result<ReportFailures, ReportError> decode_report_failures(ByteView payload,
+                                                           UnixMs record_timestamp_ms);
+
 }  // namespace mesh

@@ -463,6 +463,46 @@ Result<Report, ReportError> decode_report_payload(ByteView payload, const Roster
   return report;
 }
 
+Result<ReportFailures, ReportError> decode_report_failures(ByteView payload,
+                                                           UnixMs record_timestamp_ms) {
+  if (payload.size() > kReportPayloadBytesMax) return fail(ReportError::oversize, "over 65536 bytes");
+  Reader reader(payload);
+  const msgpack_reader::SkipLimits limits{kSelfCheckReasonBytesMax, kOkBitmapBytesMax,
+                                          kReportTargetsMax, kReportDepthMax};
+  if (auto status = expect_array(reader, named("top level"), kReportFields); !status) {
+    return status.error();
+  }
+  if (reader.skip_value(limits) != ReadStatus::ok || reader.skip_value(limits) != ReadStatus::ok) {
+    return fail(ReportError::malformed, "self_check or metrics: not valid msgpack");
+  }
+  std::uint32_t fields = 0;
+  if (reader.read_array_header(&fields) != ReadStatus::ok ||
+      (fields != kViewFields && fields != kViewFieldsRecovered)) {
+    return fail(ReportError::malformed, "view: not an array of 5 or 6 elements");
+  }
+  ReportFailures out;
+  auto version = read_uint(reader, named("view.roster_version"), kUint64Max);
+  if (!version) return version.error();
+  out.roster_version = *version;
+  for (int skipped = 0; skipped < 3; ++skipped) {  // ok bitmap, its streak, its age
+    if (reader.skip_value(limits) != ReadStatus::ok) {
+      return fail(ReportError::malformed, "view: ok targets not valid msgpack");
+    }
+  }
+  std::uint32_t count = 0;
+  if (reader.read_array_header(&count, kReportTargetsMax) != ReadStatus::ok ||
+      count > reader.remaining()) {
+    return fail(ReportError::malformed, "view.failures: not an array");
+  }
+  out.failures.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    auto r = decode_failure(reader, i, record_timestamp_ms);
+    if (!r) return r.error();
+    out.failures.push_back(*r);
+  }
+  return out;
+}
+
 Status<ReportError> validate_report_payload(ByteView payload, const Roster& roster,
                                             std::uint32_t origin_index,
                                             UnixMs record_timestamp_ms) {

@@ -355,3 +355,43 @@ TEST_CASE("names of failure reasons and report errors") {
   CHECK(std::string(to_string(ProbeFailure::tls_bad_peer)) == "tls_bad_peer");
   CHECK(std::string(to_string(ReportError::self_target)) == "self_target");
 }
+
+TEST_CASE("decode_report_failures reads the failing targets alone, strictly where it reads") {
+  for (const Report& report : {sample_report(), recovered_sample()}) {
+    auto read = decode_report_failures(encode_report_payload(report, kNow), kNow);
+    REQUIRE(read.ok());
+    CHECK(read->roster_version == 4);
+    std::vector<ProbeResult> failing_only;
+    for (const ProbeResult& r : report.view.results) {
+      if (r.fail_streak > 0) failing_only.push_back(r);
+    }
+    CHECK(read->failures == failing_only);
+  }
+  Report healthy = sample_report();
+  std::erase_if(healthy.view.results, [](const ProbeResult& r) { return r.fail_streak > 0; });
+  auto none = decode_report_failures(encode_report_payload(healthy, kNow), kNow);
+  REQUIRE(none.ok());
+  CHECK(none->failures.empty());
+  // Every truncation is an error, never a partial list.
+  const Bytes payload = encode_report_payload(sample_report(), kNow);
+  for (std::size_t n = 0; n < payload.size(); ++n) {
+    CAPTURE(n);
+    auto cut = decode_report_failures(Bytes(payload.begin(), payload.begin() + n), kNow);
+    CHECK_FALSE(cut.ok());
+  }
+  auto refused = [](const Bytes& bad, ReportError code, const std::string& fragment) {
+    auto read = decode_report_failures(bad, kNow);
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.code() == code);
+    CHECK_MESSAGE(contains(read.message(), fragment), read.message());
+  };
+  refused(Bytes(kReportPayloadBytesMax + 1, 0), ReportError::oversize, "over 65536");
+  refused(patched({}, [](Packer& p) { p.pack_array(2); p.pack_nil(); p.pack_nil(); }),
+          ReportError::malformed, "top level: array of 2 elements, expected 3");
+  refused(patched({2}, uint_value(4)), ReportError::malformed, "view: not an array");
+  refused(patched({2, 4}, uint_value(0)), ReportError::malformed, "view.failures: not an array");
+  refused(patched({2, 4, 0, 1}, uint_value(0)), ReportError::impossible_value,
+          "view.failures[0].fail_streak: 0 on a failing target");
+  refused(patched({2, 4, 1, 4}, uint_value(200)), ReportError::impossible_value,
+          "view.failures[1].reason: 200 is over");
+}
