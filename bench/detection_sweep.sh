@@ -3,11 +3,11 @@
 # can fall at (README, "Figures"; issue 13's 4-, 10- and 15-minute targets).
 #
 # The built-ins start their faults at 5m, one phase of the probe and report
-# schedules: an SNI block there meets a TLS probe about 2 minutes later,
-# where another start time waits up to 7 probe intervals (docs/PROTOCOL.md,
-# "Probes"). This writes one meshsim scenario file per start time, 5m00s +
+# schedules; where an SNI block falls against its country's TLS turns (one
+# every 5 probe intervals, docs/PROTOCOL.md, "Probes") decides how long it
+# waits for its first TLS probe. This writes one meshsim scenario file per start time, 5m00s +
 # k * STEP_S for k = 0 .. STARTS - 1 (53 s apart, so the starts walk across
-# the 60 s probe interval, the 7-interval TLS cycle and the 5-minute
+# the 60 s probe interval, the 5-minute TLS turns and the 5-minute
 # heartbeat grid), N = 100 in 5 countries, for three faults of de-1 and
 # de-2: the last country (US) blocks them with port = "sni" (a reset after
 # the ClientHello) and with port = "all" (an IP block); and their agents

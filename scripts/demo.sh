@@ -137,7 +137,7 @@ listen = "$(addr "$id"):$gossip_port"
 source_address = "$(addr "$id")"
 
 [probe]
-tls_every = 1            # demo: every probe a TLS handshake (default: every 7th, and after a failed TLS stage)
+tls_every = 1            # demo: a country makes a TLS probe of each target every interval (default: every 5th)
 connect_timeout_ms = 4000
 tls_timeout_ms = 4000
 source_address = "$(addr "$id")"

@@ -36,7 +36,7 @@ struct TargetStreak {
   UnixMs last_probe_ms = 0;
   UnixMs last_ok_ms = 0;          // 0 = never succeeded
   ProbeFailure reason = ProbeFailure::none;  // why the last probe failed; none if it succeeded
-  std::uint64_t probes = 0;       // outcomes recorded (>= 1); drivers pick TLS probes by it
+  std::uint64_t probes = 0;       // outcomes recorded (>= 1); a first ok is no recovery (node/agent/tls_turns.h)
   // The present ok streak followed a failure (not a first probe, nor a
   // restart after a gap). Not stored across restarts: a restarted node
   // forgets a recovery, which only shortens its flag (ProbeResult::recovered).

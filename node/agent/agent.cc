@@ -2,10 +2,14 @@
 #include "node/agent/agent.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "node/agent/agent_impl.h"
 #include "node/agent/state_codec.h"
+#include "node/agent/tls_turns.h"
 #include "node/agent/wire_cost.h"
+#include "record/envelope.h"
+#include "record/report.h"
 #include "verdict/witnesses.h"
 
 namespace mesh::agent {
@@ -55,6 +59,27 @@ void Agent::Impl::watch_clock(const gossip::Effects& effects, UnixMs now) {
   clock_.on_future_total(core_.counters().records_future, now);
 }
 
+void Agent::Impl::note_compatriot_failures(const gossip::Effects& effects) {
+  const Roster* roster = core_.roster();
+  const std::optional<std::uint32_t> self = core_.self_index();
+  if (roster == nullptr || !self || config_.tls_every == 0) return;
+  const std::string& country = roster->servers[*self].country;
+  for (std::uint32_t index : effects.reports_changed) {
+    if (index == *self || roster->servers[index].country != country) continue;
+    const std::optional<gossip::HeldRecord> held = core_.report_of(index);
+    if (!held) continue;
+    // The core accepted the record: neither decode fails but on a bug.
+    auto envelope = decode_envelope_view(held->envelope->raw);
+    if (!envelope.ok()) continue;
+    auto read = decode_report_failures(envelope->payload, envelope->timestamp_ms);
+    if (!read.ok() || read->roster_version != roster->version) continue;
+    for (const ProbeResult& failure : read->failures) {
+      if (!is_tls_stage(failure.reason) || failure.target >= tls_hints_.size()) continue;
+      tls_hints_[failure.target] = std::max(tls_hints_[failure.target], failure.last_probe_ms);
+    }
+  }
+}
+
 void Agent::Impl::on_roster_changed(AgentEffects& out) {
   out.roster_changed = true;
   volume_.set_cap(effective_cap());
@@ -68,6 +93,7 @@ void Agent::Impl::on_roster_changed(AgentEffects& out) {
     std::erase(dirty_streaks_, id);
   }
   feed_.roster_changed();
+  tls_hints_.assign(roster.servers.size(), std::numeric_limits<UnixMs>::min());
   targets_roster_.reset();  // the next tick re-plans
   meaning_dirty_ = true;    // the view moves to the new roster's indices
 }
@@ -129,6 +155,18 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   schedule_.set_targets(*roster, targets_, now, probe_interval_ms_ > 0 ? probe_interval_ms_
                                                                        : roster->params.probe_interval_ms,
                         rng_);
+  // TLS turns by the plan that makes this node a witness (the current one
+  // first), and their average period for the pacing.
+  std::uint64_t share_milli = 0;
+  for (ScheduledTarget& target : schedule_.targets()) {
+    const verdict::WitnessPlan& plan = current->is_witness(*self, target.index) ? *current : *next;
+    target.turn = tls_turn_of(plan, *roster, *self, target.index);
+    share_milli += 1'000 / target.turn.turns;
+  }
+  tls_period_ = config_.tls_every == 0 || share_milli == 0
+                    ? 0
+                    : static_cast<std::uint32_t>(std::max<std::uint64_t>(
+                          1, config_.tls_every * 1'000 * targets_.size() / share_milli));
   return targets_;
 }
 
@@ -164,6 +202,7 @@ AgentEffects Agent::on_frame(ByteView frame, UnixMs now) {
   AgentEffects out;
   gossip::Effects effects = impl_->core_.on_message(frame, now);
   impl_->watch_clock(effects, now);
+  impl_->note_compatriot_failures(effects);
   impl_->absorb(std::move(effects), out, now);
   return out;
 }

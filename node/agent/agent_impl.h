@@ -30,6 +30,9 @@ class Agent::Impl {
   // Feeds the reports accepted from the network, and the core's future-dated
   // refusals, to the clock watch.
   void watch_clock(const gossip::Effects& effects, UnixMs now);
+  // Notes the TLS-stage failures in the reports of compatriots (servers of
+  // this node's country) accepted from the network: tls_hints_.
+  void note_compatriot_failures(const gossip::Effects& effects);
   // The time verdicts are evaluated at: `now`, or the fleet's time when this
   // node's clock runs ahead of it (ClockWatch).
   UnixMs fleet_time(UnixMs now) const;
@@ -110,6 +113,12 @@ class Agent::Impl {
   // The targets the volume pacing plans for: the current epoch's, plus the
   // next epoch's extra ones weighted by the share of a day they are probed.
   std::size_t pacing_targets_ = 0;
+  // Of the targets, probes per TLS probe while all get through (tls_every x
+  // the compatriot witnesses, harmonic mean), for pacing; 0: no TLS.
+  std::uint32_t tls_period_ = 0;
+  // By roster index: the probe time of the newest TLS-stage failure a
+  // compatriot reported for the server (tls_turns.h); min: none.
+  std::vector<UnixMs> tls_hints_;
 
   // Verdicts.
   std::shared_ptr<const verdict::Evaluation> snapshot_;

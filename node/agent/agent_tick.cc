@@ -5,31 +5,13 @@
 
 #include "node/agent/agent_impl.h"
 #include "node/agent/state_codec.h"
+#include "node/agent/tls_turns.h"
 #include "verdict/evaluation.h"
 
 namespace mesh::agent {
 namespace {
 
 constexpr DurationMs kFirstSelfCheckSpreadMs = 10'000;
-
-bool is_tls_stage(ProbeFailure failure) {
-  return failure == ProbeFailure::tls_timeout || failure == ProbeFailure::tls_reset ||
-         failure == ProbeFailure::tls_alert || failure == ProbeFailure::tls_bad_peer;
-}
-
-// Whether the next probe of a target is a TLS handshake (docs/PROTOCOL.md,
-// "Probes"): every tls_every-th by the ledger's count; and, so that an SNI
-// block builds a failure streak at the probe interval instead of one
-// failure per tls_every probes, every probe after a failed TLS stage; and
-// the probe right after the TCP stage came back (the first success after a
-// failure), so a lifted IP block is checked the way users connect at once.
-bool wants_tls(const verdict::TargetStreak* streak, std::uint32_t tls_every) {
-  if (tls_every == 0) return false;
-  const std::uint64_t done = streak != nullptr ? streak->probes : 0;
-  if ((done + 1) % tls_every == 0) return true;
-  if (streak == nullptr) return false;
-  return is_tls_stage(streak->reason) || (streak->ok_streak == 1 && streak->probes > 1);
-}
 
 }  // namespace
 
@@ -66,17 +48,26 @@ void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
   publish_if_changed(now, out);
 }
 
+// Which probes are TLS handshakes: node/agent/tls_turns.h.
 void Agent::Impl::tick_probes(UnixMs now, AgentEffects& out) {
   const Roster* roster = core_.roster();
   if (roster == nullptr || !core_.self_index()) return;
   current_targets(now);
   probe_interval_ms_ = volume_.paced_interval(roster->params.probe_interval_ms, pacing_targets_,
-                                              config_.tls_every, now);
+                                              tls_period_, now);
   counters_.probes_lost += schedule_.expire(now, config_.probe_lost_after_ms);
+  const DurationMs slot_ms =
+      static_cast<DurationMs>(config_.tls_every) * roster->params.probe_interval_ms;
+  const UnixMs hints_from = now - roster->params.stale_after_ms;
   schedule_.for_each_due(now, [&](ScheduledTarget& target) {
     if (schedule_.in_flight() >= config_.probes_in_flight_max) return false;
-    const verdict::TargetStreak* streak = ledger_.find(target.id);
-    const bool tls = wants_tls(streak, config_.tls_every);
+    bool tls = false;
+    if (slot_ms > 0) {
+      const UnixMs hint = tls_hints_[target.index];
+      tls = wants_tls({ledger_.find(target.id), target.last_tls_ms, target.added_ms,
+                       hint >= hints_from ? hint : std::numeric_limits<UnixMs>::min(),
+                       latest_turn_ms(target.turn, target.index, now, slot_ms)});
+    }
     const std::uint64_t reserve = tls ? kProbeReserveTlsBytes : kProbeReserveTcpBytes;
     if (!volume_.reserve_probe(reserve)) {
       schedule_.defer(target, now + probe_interval_ms_);

@@ -17,11 +17,14 @@ struct AgentConfig {
   // the boot counter from storage, and the gossip tuning.
   gossip::CoreConfig core;
 
-  // Every tls_every-th probe of a target (by the ledger's count) is a TLS
-  // handshake with the target's SNI, and so is every probe after a failed
-  // TLS stage and the first after a target comes back (docs/PROTOCOL.md,
-  // "Probes"); the others are a bare TCP connect. 0: TCP only.
-  std::uint32_t tls_every = 7;
+  // The witnesses of a target in one country take turns to make one TLS
+  // handshake with its SNI every tls_every probe intervals between them (a
+  // witness of three: every 3 x tls_every-th probe); a compatriot's TLS
+  // failure makes one's next probe TLS, and so does a failed TLS stage and
+  // the first success after a failure (node/agent/tls_turns.h,
+  // docs/PROTOCOL.md, "Probes"); the others are a bare TCP connect.
+  // 0: TCP only.
+  std::uint32_t tls_every = 5;
   // Probes requested and not yet answered, at most. Over it, due probes
   // wait for the next tick.
   std::size_t probes_in_flight_max = 32;

@@ -20,6 +20,7 @@ void ProbeSchedule::set_targets(const Roster& roster, std::span<const std::uint3
     } else {
       ScheduledTarget fresh;
       fresh.id = id;
+      fresh.added_ms = now;
       fresh.next_ms = now + static_cast<DurationMs>(rng.below(static_cast<std::uint64_t>(std::max<DurationMs>(interval_ms, 1))));
       next.push_back(std::move(fresh));
     }
@@ -44,6 +45,7 @@ void ProbeSchedule::start(ScheduledTarget& target, std::uint64_t probe_id, UnixM
   target.requested_ms = now;
   target.reserved_bytes = reserved_bytes;
   target.tls = tls;
+  if (tls) target.last_tls_ms = now;
   target.next_ms = jittered(now, interval_ms, rng);
   ++in_flight_;
 }
@@ -90,6 +92,8 @@ void ProbeSchedule::shift(DurationMs delta_ms) {
     for (ScheduledTarget& target : *list) {
       target.next_ms += delta_ms;
       target.requested_ms += delta_ms;
+      target.added_ms += delta_ms;
+      if (target.last_tls_ms != std::numeric_limits<UnixMs>::min()) target.last_tls_ms += delta_ms;
     }
   }
   update_earliest();

@@ -16,6 +16,7 @@
 #include "common/rng.h"
 #include "common/server_id.h"
 #include "common/time.h"
+#include "node/agent/tls_turns.h"
 #include "record/roster.h"
 
 namespace mesh::agent {
@@ -28,12 +29,19 @@ struct ScheduledTarget {
   UnixMs requested_ms = 0;          // when the probe in flight was requested
   std::uint64_t reserved_bytes = 0; // volume reserved for it (node/agent/volume.h)
   bool tls = false;                 // the probe in flight includes a TLS handshake
+  // TLS turns (node/agent/tls_turns.h): this node's among its compatriot
+  // witnesses of the target; when the target was added (a new target waits
+  // for its next turn); when this node last asked for a TLS probe of it.
+  TlsTurn turn;
+  UnixMs added_ms = 0;
+  UnixMs last_tls_ms = std::numeric_limits<UnixMs>::min();  // never
 };
 
 class ProbeSchedule {
  public:
   // Replaces the targets by `targets` (sorted roster indices of `roster`).
-  // A target still listed keeps its next time and its probe in flight.
+  // A target still listed keeps its next time, its probe in flight and its
+  // TLS state.
   void set_targets(const Roster& roster, std::span<const std::uint32_t> targets, UnixMs now,
                    DurationMs interval_ms, Rng& rng);
 
@@ -50,7 +58,7 @@ class ProbeSchedule {
     update_earliest();
   }
   // Marks a probe requested for `target`; its next one is due an interval
-  // (+-5%) from now.
+  // (+-5%) from now. A TLS probe sets last_tls_ms.
   void start(ScheduledTarget& target, std::uint64_t probe_id, UnixMs now, DurationMs interval_ms,
              std::uint64_t reserved_bytes, bool tls, Rng& rng);
   // Leaves `target` without a probe until `until_ms` (the volume cap).
@@ -69,6 +77,7 @@ class ProbeSchedule {
 
   std::size_t in_flight() const { return in_flight_; }
   const std::vector<ScheduledTarget>& targets() const { return targets_; }
+  std::vector<ScheduledTarget>& targets() { return targets_; }
 
  private:
   void update_earliest();

@@ -84,16 +84,17 @@ std::uint64_t VolumeBudget::gossip_bytes_per_minute(UnixMs now) const {
 }
 
 DurationMs VolumeBudget::paced_interval(DurationMs base, std::size_t targets,
-                                        std::uint32_t tls_every, UnixMs now) {
+                                        std::uint32_t tls_period, UnixMs now) {
   roll(now);
   const DurationMs remaining_ms = std::max<DurationMs>(kDayMs - now % kDayMs, 1);
   const std::uint64_t projected_gossip =
       gossip_bytes_per_minute(now) * static_cast<std::uint64_t>((remaining_ms + 59'999) / 60'000);
   const std::uint64_t spent = account_.charged_bytes + projected_gossip;
   const std::uint64_t left = spent < cap_ ? cap_ - spent : 0;
-  // One round: every target once, tls_every-th probes at the TLS cost.
-  const std::uint64_t per_probe = tls_every == 0 ? tcp_probe_bytes_
-                                                 : (tcp_probe_bytes_ * (tls_every - 1) + tls_probe_bytes_) / tls_every;
+  // One round: every target once, one probe in tls_period at the TLS cost.
+  const std::uint64_t per_probe =
+      tls_period == 0 ? tcp_probe_bytes_
+                      : (tcp_probe_bytes_ * (tls_period - 1) + tls_probe_bytes_) / tls_period;
   const std::uint64_t round = std::max<std::uint64_t>(per_probe * targets, 1);
   const std::uint64_t rounds = left / round;
   DurationMs interval = base;

@@ -76,8 +76,9 @@ class VolumeBudget {
 
   // The probe interval for the rest of the day: `base` (the roster's
   // probe_interval_ms) unless the probes of `targets` targets at that pace,
-  // plus the projected gossip, would not fit; then longer. Updates status().
-  DurationMs paced_interval(DurationMs base, std::size_t targets, std::uint32_t tls_every,
+  // one in `tls_period` a TLS handshake (0: none), plus the projected
+  // gossip, would not fit; then longer. Updates status().
+  DurationMs paced_interval(DurationMs base, std::size_t targets, std::uint32_t tls_period,
                             UnixMs now);
 
   // The record to persist now that the charged bytes passed the stored

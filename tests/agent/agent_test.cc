@@ -95,22 +95,6 @@ TEST_CASE("a verdict snapshot is emitted exactly when what an operator sees chan
   CHECK(stored);
 }
 
-TEST_CASE("while every probe gets through, every tls_every-th probe of a target is a TLS handshake") {
-  Fleet fleet(3, small_roster(3));
-  std::map<std::string, std::vector<bool>> tls_by_target;
-  fleet.probe_outcome = [&](std::uint32_t observer, const ProbeRequest& request) {
-    if (observer == 0) tls_by_target[request.target].push_back(request.tls);
-    return ProbeFailure::none;
-  };
-  fleet.run_for(250'000);
-  REQUIRE(tls_by_target["s1"].size() >= 20);
-  const std::uint32_t every = AgentConfig{}.tls_every;
-  REQUIRE(every == 7);
-  for (const auto& [target, kinds] : tls_by_target) {
-    for (std::size_t k = 0; k < kinds.size(); ++k) CHECK(kinds[k] == ((k + 1) % every == 0));
-  }
-}
-
 TEST_CASE("probes of one target are spaced by the interval within 5%, at a per-node phase") {
   Fleet fleet(3, small_roster(3));
   std::map<std::pair<std::uint32_t, std::string>, std::vector<UnixMs>> asked;

@@ -21,7 +21,7 @@ TEST_CASE("describe_config prints the effective config, and it parses back to th
   NodeConfig config = required_only();
   std::string printed = describe_config(config);
   CHECK(contains(printed, "listen = \"0.0.0.0:4716\"\n"));
-  CHECK(contains(printed, "tls_every = 7\n"));
+  CHECK(contains(printed, "tls_every = 5\n"));
   CHECK(contains(printed, "listener = \"\"\n"));
   CHECK(parse(printed).value() == config);
 
@@ -78,7 +78,7 @@ TEST_CASE("load_node_config: the example file, a missing file, a FIFO, a directo
   CHECK(contains(too_large.message(), huge + ": over 1048576 bytes"));
 
   std::string bad = dir.file("bad.toml");
-  std::ofstream(bad) << edited("tls_every = 7", "tls_every = 0");
+  std::ofstream(bad) << edited("tls_every = 5", "tls_every = 0");
   auto from_bad = load_node_config(bad);
   REQUIRE(!from_bad.ok());
   CHECK(from_bad.message() ==

@@ -217,6 +217,10 @@ TEST_CASE("clock-skew") { run_builtin("clock-skew", {20, 5, 31, {}}); }
 
 TEST_CASE("epoch-boundary") { run_builtin("epoch-boundary", {40, 5, 37, {}}); }
 
+TEST_CASE("epoch-boundary-sni") {
+  for (std::uint64_t seed : {1u, 2u, 3u, 4u}) run_builtin("epoch-boundary-sni", {40, 5, seed, {}});
+}
+
 TEST_CASE("dissemination") {
   // The duplicate-delivery target (<= 1.5) is the gossip core's tuning
   // target: measured and warned about here, reported by meshsim, not a
