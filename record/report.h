@@ -127,7 +127,7 @@ Status<ReportError> validate_report_payload(ByteView payload, const Roster& rost
 
 // A report's failing targets alone (its view.failures) and the view's
 // roster version, for a node that wants only what a compatriot witness
-// fails (docs/PROTOCOL.md, "Probes": a co-witness's TLS failure). The
+// fails (docs/PROTOCOL.md, "Probes": a compatriot's TLS failure). The
 // rest of the payload is skipped within the layout's limits, not checked:
 // meant for payloads the gossip layer already accepted. A payload that is
 // not the documented layout where it is read gives the decoder's error.

@@ -59,7 +59,7 @@ void Agent::Impl::watch_clock(const gossip::Effects& effects, UnixMs now) {
   clock_.on_future_total(core_.counters().records_future, now);
 }
 
-void Agent::Impl::note_compatriot_failures(const gossip::Effects& effects) {
+void Agent::Impl::note_compatriot_failures(const gossip::Effects& effects, UnixMs now) {
   const Roster* roster = core_.roster();
   const std::optional<std::uint32_t> self = core_.self_index();
   if (roster == nullptr || !self || config_.tls_every == 0) return;
@@ -75,7 +75,10 @@ void Agent::Impl::note_compatriot_failures(const gossip::Effects& effects) {
     if (!read.ok() || read->roster_version != roster->version) continue;
     for (const ProbeResult& failure : read->failures) {
       if (!is_tls_stage(failure.reason) || failure.target >= tls_hints_.size()) continue;
-      tls_hints_[failure.target] = std::max(tls_hints_[failure.target], failure.last_probe_ms);
+      // A compatriot's clock ahead of ours would keep a hint newer than
+      // every TLS probe we make: no later than its arrival.
+      const UnixMs probed = std::min(failure.last_probe_ms, now);
+      tls_hints_[failure.target] = std::max(tls_hints_[failure.target], probed);
     }
   }
 }
@@ -202,7 +205,7 @@ AgentEffects Agent::on_frame(ByteView frame, UnixMs now) {
   AgentEffects out;
   gossip::Effects effects = impl_->core_.on_message(frame, now);
   impl_->watch_clock(effects, now);
-  impl_->note_compatriot_failures(effects);
+  impl_->note_compatriot_failures(effects, now);
   impl_->absorb(std::move(effects), out, now);
   return out;
 }

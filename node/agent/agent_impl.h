@@ -31,8 +31,8 @@ class Agent::Impl {
   // refusals, to the clock watch.
   void watch_clock(const gossip::Effects& effects, UnixMs now);
   // Notes the TLS-stage failures in the reports of compatriots (servers of
-  // this node's country) accepted from the network: tls_hints_.
-  void note_compatriot_failures(const gossip::Effects& effects);
+  // this node's country) accepted from the network at `now`: tls_hints_.
+  void note_compatriot_failures(const gossip::Effects& effects, UnixMs now);
   // The time verdicts are evaluated at: `now`, or the fleet's time when this
   // node's clock runs ahead of it (ClockWatch).
   UnixMs fleet_time(UnixMs now) const;

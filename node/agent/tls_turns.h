@@ -2,7 +2,8 @@
 // handshake costs about 7x a bare TCP connect, and an SNI block is a
 // country's doing, so a country's witnesses of a target take turns: between
 // them they make one TLS probe of it every `tls_every` probe intervals, on a
-// grid of the fleet's time, each in its own slot by its rank among them. A
+// grid of the clock (the same on every node while clocks agree), each in its
+// own slot by its rank among them. A
 // compatriot's TLS failure (in its report) makes one's next probe TLS at
 // once, so that every witness of the country, not only the one whose turn
 // it was, builds its streak; a failed TLS stage keeps the probes TLS until

@@ -217,8 +217,10 @@ TEST_CASE("clock-skew") { run_builtin("clock-skew", {20, 5, 31, {}}); }
 
 TEST_CASE("epoch-boundary") { run_builtin("epoch-boundary", {40, 5, 37, {}}); }
 
+// Seeds 3 and 4 split the blocking country at the switch when the next
+// epoch's witnesses wait for their TLS turns (seeds 1-6 pass as it is).
 TEST_CASE("epoch-boundary-sni") {
-  for (std::uint64_t seed : {1u, 2u, 3u, 4u}) run_builtin("epoch-boundary-sni", {40, 5, seed, {}});
+  for (std::uint64_t seed : {3u, 4u}) run_builtin("epoch-boundary-sni", {40, 5, seed, {}});
 }
 
 TEST_CASE("dissemination") {
