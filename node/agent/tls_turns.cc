@@ -38,7 +38,11 @@ UnixMs latest_turn_ms(TlsTurn turn, std::uint32_t target, UnixMs now, DurationMs
                                              static_cast<std::uint64_t>(slot_ms));
   const std::int64_t slot = floor_div(now + shift, slot_ms);
   const auto turns = static_cast<std::int64_t>(turn.turns);
-  const std::int64_t back = ((slot - static_cast<std::int64_t>(turn.rank)) % turns + turns) % turns;
+  // Slot n of target t is rank (n + t) mod turns's: a node whose rank is
+  // the same for all its targets (the lowest index of its country) still
+  // has its turns spread over every slot, not all in one slot of three.
+  const std::int64_t back =
+      ((slot + static_cast<std::int64_t>(target) - static_cast<std::int64_t>(turn.rank)) % turns + turns) % turns;
   return (slot - back) * slot_ms - shift;
 }
 

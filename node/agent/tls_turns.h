@@ -36,8 +36,9 @@ TlsTurn tls_turn_of(const verdict::WitnessPlan& plan, const Roster& roster, std:
 
 // The start of self's latest turn for `target` at or before `now`: the grid
 // has slots of `slot_ms` (tls_every probe intervals), shifted per target so
-// that a node's targets do not all turn in the same slot; slot n belongs to
-// rank n mod turns. REQUIRES: slot_ms > 0.
+// that a node's targets do not all turn at the same moment; slot n of
+// target t belongs to rank (n + t) mod turns, so that a node's turns for its
+// targets fall in every slot. REQUIRES: slot_ms > 0.
 UnixMs latest_turn_ms(TlsTurn turn, std::uint32_t target, UnixMs now, DurationMs slot_ms);
 
 // True for the failure reasons of the TLS stage (the TCP connect passed).

@@ -42,7 +42,7 @@ TEST_CASE("a witness's turn is its rank among the witnesses of its own country")
   CHECK(tls_turn_of(mesh, small, 5, 1) == TlsTurn{1, 2});
 }
 
-TEST_CASE("turns: slot n of a target belongs to rank n mod turns, one rank per slot") {
+TEST_CASE("turns: slot n of target t belongs to rank (n + t) mod turns, one rank per slot") {
   constexpr DurationMs kSlot = 300'000;
   for (std::uint32_t target : {0u, 1u, 7u, 999u}) {
     for (std::uint32_t turns : {1u, 2u, 3u, 5u}) {
@@ -66,6 +66,18 @@ TEST_CASE("turns: slot n of a target belongs to rank n mod turns, one rank per s
     shifts.insert(latest_turn_ms({0, 1}, target, kStartMs, kSlot));
   }
   CHECK(shifts.size() >= 18);
+  // A node of the same rank for every target has turns in every slot:
+  // over one slot's time, a third of its targets (turns of 3) turn.
+  for (std::uint32_t rank = 0; rank < 3; ++rank) {
+    for (UnixMs now = kStartMs; now < kStartMs + 3 * kSlot; now += kSlot / 2) {
+      int turned = 0;
+      for (std::uint32_t target = 0; target < 30; ++target) {
+        turned += now - latest_turn_ms({rank, 3}, target, now, kSlot) < kSlot;
+      }
+      CHECK(turned >= 7);
+      CHECK(turned <= 13);
+    }
+  }
   // Times before 1970 are on the same grid.
   CHECK(latest_turn_ms({0, 1}, 0, -1, kSlot) == -kSlot);
 }
