@@ -17,6 +17,7 @@
 #include "common/result.h"
 #include "common/server_id.h"
 #include "common/time.h"
+#include "node/agent/config.h"
 #include "record/keys.h"
 #include "record/ports.h"
 #include "record/roster.h"
@@ -63,7 +64,7 @@ struct GossipConfig {
 
 // [probe]: how this node probes its targets (docs/PROTOCOL.md, "Probes").
 struct ProbeConfig {
-  std::uint32_t tls_every = 5;             // a country's witnesses of a target make one TLS handshake every k probe intervals, taking turns (and more: docs/PROTOCOL.md, "Probes")
+  std::uint32_t tls_every = agent::kDefaultTlsEvery;  // a country's witnesses of a target make one TLS handshake every k probe intervals, taking turns (and more: docs/PROTOCOL.md, "Probes")
   DurationMs connect_timeout_ms = 10'000;  // outlasts TCP's SYN retransmits (1 s, 3 s)
   DurationMs tls_timeout_ms = 10'000;
   std::uint32_t concurrent_max = 32;  // probes in flight at once

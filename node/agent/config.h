@@ -12,6 +12,10 @@
 
 namespace mesh::agent {
 
+// The default of AgentConfig::tls_every, and so of the daemon's [probe]
+// tls_every and meshsim's [sim] tls_every.
+inline constexpr std::uint32_t kDefaultTlsEvery = 5;
+
 struct AgentConfig {
   // The gossip core's settings: this node's id and key, the operator key,
   // the boot counter from storage, and the gossip tuning.
@@ -24,7 +28,7 @@ struct AgentConfig {
   // the first success after a failure (node/agent/tls_turns.h,
   // docs/PROTOCOL.md, "Probes"); the others are a bare TCP connect.
   // 0: TCP only.
-  std::uint32_t tls_every = 5;
+  std::uint32_t tls_every = kDefaultTlsEvery;
   // Probes requested and not yet answered, at most. Over it, due probes
   // wait for the next tick.
   std::size_t probes_in_flight_max = 32;

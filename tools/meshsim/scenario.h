@@ -11,6 +11,7 @@
 
 #include "common/server_id.h"
 #include "common/time.h"
+#include "node/agent/config.h"
 #include "record/roster.h"
 #include "verdict/evaluation.h"
 
@@ -152,7 +153,7 @@ const char* to_string(GossipLoss loss);
 struct SimParams {
   DurationMs tick_interval_ms = 1'000;    // the core's tick (CoreConfig::tick_interval_ms)
   DurationMs check_interval_ms = 30'000;  // verdicts of every node are evaluated this often
-  std::uint32_t tls_every = 5;            // AgentConfig::tls_every: a country's TLS turn, in probe intervals
+  std::uint32_t tls_every = agent::kDefaultTlsEvery;  // AgentConfig::tls_every: a country's TLS turn, in probe intervals
   std::uint32_t syn_attempts = 3;         // TCP connect attempts within the probe deadline
   DurationMs probe_timeout_ms = 10'000;   // the prober's connect deadline: an unanswered probe ends then
   std::uint32_t tcp_probe_bytes = 280;    // connect + RST, both directions (node/agent/wire_cost.h)
