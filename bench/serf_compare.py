@@ -10,7 +10,13 @@ time, and measures for each:
     from nftables counters on the output hook (every loopback packet passes
     it once: `ip saddr X` is X sending, `ip daddr X` is X receiving; IP
     packet lengths, no link header), over a window after a warm-up;
-  * RSS (VmRSS at the end of the window) and CPU seconds per minute
+  * the same bytes by port, one class of traffic each (meshnode: probes to
+    the traffic listener's port, gossip to the gossip port, the panel API;
+    Serf: its one gossip port, TCP and UDP), with packet counts, so that
+    probes and gossip, and payload and TCP/IP headers, are told apart on
+    the wire and not from a model; whatever matches no class is "other";
+  * RSS (VmRSS at the end of the window; also RssAnon, and USS and PSS
+    from smaps_rollup) and CPU seconds per minute
     (utime + stime over the window) per process;
   * the machine's idle share over the window, with a warning under 20%:
     a fleet that saturates the machine measures the machine;
@@ -53,8 +59,11 @@ BLOCK_S = int(os.environ.get("BLOCK_S", "300"))
 SYSTEMS = os.environ.get("SYSTEMS", "meshnode serf").split()
 RUNS = int(os.environ.get("RUNS", "1"))
 PHASES = os.environ.get("PHASES", "kill block starts").split()
-STEADY_KEYS = ("bytes_per_node_day", "bytes_per_node_day_max", "cpu_s_per_min", "cpu_s_per_min_max",
-               "rss_mib", "rss_mib_max", "rss_anon_mib", "machine_idle_share")
+STEADY_KEYS = ("bytes_per_node_day", "bytes_per_node_day_max", "bytes_per_node_day_by_port", "cpu_s_per_min", "cpu_s_per_min_max",
+               "rss_mib", "rss_mib_max", "rss_anon_mib", "uss_mib", "pss_mib", "machine_idle_share")
+RATIO_KEYS = ("bytes_per_node_day", "bytes_per_node_day_by_port", "cpu_s_per_min", "rss_mib", "rss_anon_mib",
+              "uss_mib", "pss_mib")
+CLASS_SUFFIXES = ("_bytes_per_node_day", "_packets_per_node_day", "_bytes_per_packet")
 TICKS = os.sysconf("SC_CLK_TCK")
 TABLE = "mnbench"
 
@@ -74,11 +83,30 @@ def loopback_addresses(system, n):
 
 # ---- nftables: per-address byte counters, and blocks ----
 
-def counters_start(addresses):
-    rules = "\n".join(
+def counters_start(addresses, ports, local_ports=()):
+    """Per-address counters, and counters per traffic class of `ports`
+    ({class: [port, ...]}): a packet of the class has the port as its
+    source or its destination, and passes the output hook once. The class
+    rules come last and end the chain (`accept`; the blocks are a chain of
+    their own, before this one), so a packet from port 7946 to port 7946
+    counts once.
+
+    Packets between 127.0.0.1 and one of `local_ports` come first and are
+    counted apart, as "local", in no address and no class: meshnode's check
+    of its own traffic listener connects from 127.0.0.1 (the kernel's
+    source for a local address), and on a server that connection stays on
+    the machine and never reaches the wire."""
+    rules = "".join(
+        f'add rule inet {TABLE} out meta l4proto tcp ip {src} 127.0.0.1 th {end} {port} counter accept '
+        f'comment "local self_check"\n'
+        for port in local_ports for src, end in (("saddr", "dport"), ("daddr", "sport")))
+    rules += "\n".join(
         f'add rule inet {TABLE} out ip saddr {a} counter comment "tx {a}"\n'
         f'add rule inet {TABLE} out ip daddr {a} counter comment "rx {a}"'
         for a in addresses)
+    rules += "".join(
+        f'\nadd rule inet {TABLE} out meta l4proto {{ tcp, udp }} th {end} {port} counter accept comment "class {name}"'
+        for name, class_ports in ports.items() for port in class_ports for end in ("sport", "dport"))
     nft(f"add table inet {TABLE}\ndelete table inet {TABLE}\n"
         f"add table inet {TABLE}\n"
         f"add chain inet {TABLE} out {{ type filter hook output priority 0; }}\n"
@@ -87,17 +115,23 @@ def counters_start(addresses):
 
 
 def counters_read():
-    """Sent + received bytes per address."""
+    """Sent + received bytes per address, and (bytes, packets) per class
+    under the keys ("class", name) and ("local", name)."""
     listing = json.loads(sh("nft", "-j", "list", "table", "inet", TABLE))
     totals = {}
     for item in listing["nftables"]:
         rule = item.get("rule")
         if not rule or rule.get("chain") != "out":
             continue
-        address = rule.get("comment", " ").split(" ", 1)[1]
+        kind, name = rule.get("comment", " ").split(" ", 1)
         for expr in rule["expr"]:
-            if "counter" in expr:
-                totals[address] = totals.get(address, 0) + expr["counter"]["bytes"]
+            if "counter" not in expr:
+                continue
+            if kind in ("class", "local"):
+                b, p = totals.get((kind, name), (0, 0))
+                totals[(kind, name)] = (b + expr["counter"]["bytes"], p + expr["counter"]["packets"])
+            else:
+                totals[name] = totals.get(name, 0) + expr["counter"]["bytes"]
     return totals
 
 
@@ -139,6 +173,18 @@ def rss_kib(pid, field="VmRSS"):
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def smaps_kib(pid, fields):
+    """The sum of `fields` in /proc/PID/smaps_rollup (Private_Clean +
+    Private_Dirty is the unique set size: what the process alone holds)."""
+    total = 0
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            if name in fields:
+                total += int(rest.split()[0])
+    return total
 
 
 def stop(procs):
@@ -223,6 +269,8 @@ class MeshnodeFleet(Fleet):
                         f'[api]\nlisten = "{a}:4717"\ntoken_file = "{work}/api-tokens"\n')
         self.standins = {}
         self.daemons = {}
+        self.ports = {"probe": [8443], "gossip": [4716], "api": [4717]}
+        self.local_ports = [8443]
 
     def start_standins(self):
         standin = f"{self.build}/tools/standin/meshnode-standin"
@@ -289,6 +337,8 @@ class SerfFleet(Fleet):
         self.n, self.work = n, work
         self.addresses = loopback_addresses(5, n)
         self.agents = {}
+        self.ports = {"gossip": [7946]}
+        self.local_ports = []
 
     def start(self, fresh=True):
         for i, a in enumerate(self.addresses):
@@ -332,8 +382,27 @@ class SerfFleet(Fleet):
 
 # ---- one system at one size ----
 
+# The roster's defaults (docs/CONFIG.md): epochs of an hour, and a warm-up of
+# (fail_streak 3 + 2) x probe_interval 60 s = 300 s before each switch, in
+# which the next epoch's witnesses probe their new targets as well: about
+# 1.6 times the probes for those 5 minutes of every hour.
+EPOCH_S = 3600
+EPOCH_WARMUP_S = 300
+
+
+def warmup_overlap_s(t0, t1):
+    """Seconds of [t0, t1) (Unix time) inside a warm-up before an epoch switch."""
+    overlap = 0
+    switch = (int(t0) // EPOCH_S + 1) * EPOCH_S
+    while switch - EPOCH_WARMUP_S < t1:
+        overlap += max(0, min(t1, switch) - max(t0, switch - EPOCH_WARMUP_S))
+        switch += EPOCH_S
+    return round(overlap)
+
+
 def steady_state(fleet, addresses):
     pids = fleet.pids()
+    wall0 = time.time()
     c0 = counters_read()
     t0 = {i: cpu_ticks(p) for i, p in pids.items()}
     m0 = machine_ticks()
@@ -352,11 +421,43 @@ def steady_state(fleet, addresses):
     # file pages (the program, shared libraries), shared with every process
     # that maps the same files.
     anon = [rss_kib(p, "RssAnon") / 1024 for p in pids.values()]
+    # USS: the pages no other process maps (heap, stacks, written pages);
+    # PSS: each page divided by the processes that map it.
+    uss = [smaps_kib(p, ("Private_Clean", "Private_Dirty")) / 1024 for p in pids.values()]
+    pss = [smaps_kib(p, ("Pss",)) / 1024 for p in pids.values()]
     per_day = [(c1[a] - c0[a]) * 86400 / WINDOW_S for a in addresses]
-    return {"bytes_per_node_day": statistics.median(per_day), "bytes_per_node_day_max": max(per_day),
-            "cpu_s_per_min": statistics.median(cpu), "cpu_s_per_min_max": max(cpu),
-            "rss_mib": statistics.median(rss), "rss_mib_max": max(rss),
-            "rss_anon_mib": statistics.median(anon), "machine_idle_share": round(idle, 3)}
+    result = {"bytes_per_node_day": statistics.median(per_day), "bytes_per_node_day_max": max(per_day),
+              "cpu_s_per_min": statistics.median(cpu), "cpu_s_per_min_max": max(cpu),
+              "rss_mib": statistics.median(rss), "rss_mib_max": max(rss),
+              "rss_anon_mib": statistics.median(anon), "uss_mib": statistics.median(uss),
+              "pss_mib": statistics.median(pss), "machine_idle_share": round(idle, 3)}
+    # By class: every packet counts for its sender and its receiver, so a
+    # node's mean sent + received is 2 x the class's bytes / N. These are
+    # means over the nodes (the figure above is the median node).
+    scale = 2 * 86400 / WINDOW_S / len(addresses)
+    classified = 0
+    for name in fleet.ports:
+        b = c1[("class", name)][0] - c0[("class", name)][0]
+        packets = c1[("class", name)][1] - c0[("class", name)][1]
+        result[f"{name}_bytes_per_node_day"] = b * scale
+        result[f"{name}_packets_per_node_day"] = packets * scale
+        result[f"{name}_bytes_per_packet"] = b / packets if packets else 0
+        classified += b * scale
+    # Every packet of the system's ports, the mean node: unlike the figure
+    # by address it also counts packets from 127.0.0.1 (Serf opens its TCP
+    # push/pull without binding a source address).
+    result["bytes_per_node_day_by_port"] = classified
+    if fleet.local_ports:  # meshnode: a window in a warm-up sees more probes than a day's mean
+        result["window_in_epoch_warmup_s"] = warmup_overlap_s(wall0, time.time())
+        if result["window_in_epoch_warmup_s"]:
+            print(f"   NOTE: {result['window_in_epoch_warmup_s']} s of the window fell in the warm-up before "
+                  "an epoch switch (the 5 minutes before each hour), when the next epoch's witnesses probe "
+                  "too: its probe bytes are above the day's mean", flush=True)
+    result["other_bytes_per_node_day"] = statistics.mean(per_day) - classified
+    if fleet.local_ports:
+        local = c1[("local", "self_check")][0] - c0[("local", "self_check")][0]
+        result["local_self_check_bytes_per_node_day"] = local * 86400 / WINDOW_S / len(addresses)
+    return result
 
 
 def detection(fleet, failed_word):
@@ -396,7 +497,7 @@ def fresh_starts(fleet):
 
 def run_system(name, fleet, addresses, n, failed_word, with_starts, setup, last=True):
     print(f"== {name}, N = {n}: warm-up {WARMUP_S} s, window {WINDOW_S} s", flush=True)
-    counters_start(addresses)
+    counters_start(addresses, fleet.ports, fleet.local_ports)
     try:
         setup()
         time.sleep(WARMUP_S)
@@ -460,15 +561,17 @@ def main():
             if not results_of_runs:
                 continue
             entry[system] = dict(results_of_runs[-1])  # the last run's phases
-            for key in STEADY_KEYS:
+            keys = [k for k in results_of_runs[0]
+                    if k in STEADY_KEYS or k.endswith(CLASS_SUFFIXES) or k == "window_in_epoch_warmup_s"]
+            for key in keys:
                 entry[system][key] = statistics.median(r[key] for r in results_of_runs)
             if RUNS > 1:
-                entry[system]["runs"] = [{k: r[k] for k in STEADY_KEYS} for r in results_of_runs]
+                entry[system]["runs"] = [{k: r[k] for k in keys} for r in results_of_runs]
         m, s = entry.get("meshnode", {}), entry.get("serf", {})
-        entry["ratios"] = {k: m[k] / s[k] for k in ("bytes_per_node_day", "cpu_s_per_min", "rss_mib", "rss_anon_mib")
+        entry["ratios"] = {k: m[k] / s[k] for k in RATIO_KEYS
                            if s.get(k) and k in m}
         if RUNS > 1 and runs["meshnode"] and runs["serf"]:
-            entry["ratios_per_run"] = [{k: m_run[k] / s_run[k] for k in ("bytes_per_node_day", "cpu_s_per_min", "rss_mib", "rss_anon_mib")}
+            entry["ratios_per_run"] = [{k: m_run[k] / s_run[k] for k in RATIO_KEYS}
                                        for m_run, s_run in zip(runs["meshnode"], runs["serf"])]
         results["sizes"][str(n)] = entry
         with open(out, "w") as f:
@@ -481,9 +584,17 @@ def main():
             r = entry[system]
             print(f"{n:>5} {system:9} {r['bytes_per_node_day'] / 1e6:12.1f} {r['cpu_s_per_min']:10.3f} "
                   f"{r['rss_mib']:8.1f} {r['rss_anon_mib']:8.1f} {str(r.get('detect_killed_s', '-')):>11}")
+            classes = [k[:-len("_bytes_per_node_day")] for k in r if k.endswith("_bytes_per_node_day")]
+            print(f"      by port (mean node): all {r['bytes_per_node_day_by_port'] / 1e6:.1f} MB: " + ", ".join(
+                f"{c} {r[c + '_bytes_per_node_day'] / 1e6:.1f} MB"
+                + (f" in {r[c + '_packets_per_node_day'] / 1e3:.0f} K packets of {r[c + '_bytes_per_packet']:.0f} B"
+                   if c + "_packets_per_node_day" in r else "")
+                for c in classes))
         ratios = entry["ratios"]
         print(f"{n:>5} {'ratio':9} {ratios.get('bytes_per_node_day', 0):12.2f} "
-              f"{ratios.get('cpu_s_per_min', 0):10.2f} {ratios.get('rss_mib', 0):8.2f} {ratios.get('rss_anon_mib', 0):8.2f}")
+              f"{ratios.get('cpu_s_per_min', 0):10.2f} {ratios.get('rss_mib', 0):8.2f} {ratios.get('rss_anon_mib', 0):8.2f}"
+              f"   (bytes by port: {ratios.get('bytes_per_node_day_by_port', 0):.2f}, "
+              f"USS: {ratios.get('uss_mib', 0):.2f}, PSS: {ratios.get('pss_mib', 0):.2f})")
     print(f"JSON: {out}")
     return 0
 
