@@ -271,6 +271,7 @@ class MeshnodeFleet(Fleet):
         self.daemons = {}
         self.ports = {"probe": [8443], "gossip": [4716], "api": [4717]}
         self.local_ports = [8443]
+        self.has_epochs = True
 
     def start_standins(self):
         standin = f"{self.build}/tools/standin/meshnode-standin"
@@ -339,6 +340,7 @@ class SerfFleet(Fleet):
         self.agents = {}
         self.ports = {"gossip": [7946]}
         self.local_ports = []
+        self.has_epochs = False
 
     def start(self, fresh=True):
         for i, a in enumerate(self.addresses):
@@ -385,7 +387,7 @@ class SerfFleet(Fleet):
 # The roster's defaults (docs/CONFIG.md): epochs of an hour, and a warm-up of
 # (fail_streak 3 + 2) x probe_interval 60 s = 300 s before each switch, in
 # which the next epoch's witnesses probe their new targets as well: about
-# 1.6 times the probes for those 5 minutes of every hour.
+# twice the probes for those 5 minutes of every hour (README, "By port").
 EPOCH_S = 3600
 EPOCH_WARMUP_S = 300
 
@@ -447,7 +449,7 @@ def steady_state(fleet, addresses):
     # by address it also counts packets from 127.0.0.1 (Serf opens its TCP
     # push/pull without binding a source address).
     result["bytes_per_node_day_by_port"] = classified
-    if fleet.local_ports:  # meshnode: a window in a warm-up sees more probes than a day's mean
+    if fleet.has_epochs:  # a window in a warm-up sees more probes than a day's mean
         result["window_in_epoch_warmup_s"] = warmup_overlap_s(wall0, time.time())
         if result["window_in_epoch_warmup_s"]:
             print(f"   NOTE: {result['window_in_epoch_warmup_s']} s of the window fell in the warm-up before "
