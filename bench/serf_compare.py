@@ -593,6 +593,8 @@ def main():
                    if c + "_packets_per_node_day" in r else "")
                 for c in classes))
         ratios = entry["ratios"]
+        if not ratios:  # one system only (SYSTEMS): nothing to compare
+            continue
         print(f"{n:>5} {'ratio':9} {ratios.get('bytes_per_node_day', 0):12.2f} "
               f"{ratios.get('cpu_s_per_min', 0):10.2f} {ratios.get('rss_mib', 0):8.2f} {ratios.get('rss_anon_mib', 0):8.2f}"
               f"   (bytes by port: {ratios.get('bytes_per_node_day_by_port', 0):.2f}, "
