@@ -15,6 +15,11 @@ time, and measures for each:
     Serf: its one gossip port, TCP and UDP), with packet counts, so that
     probes and gossip, and payload and TCP/IP headers, are told apart on
     the wire and not from a model; whatever matches no class is "other";
+  * within a class, the TCP packets of one exact IP length that stand for
+    one kind of packet ("shapes"): pure ACKs (52 B: IP and TCP headers with
+    timestamps, no payload) in both systems, and meshnode's empty frames,
+    the keepalives of quiet links (100 B: the 48-byte frame of
+    docs/PROTOCOL.md §4a, with roster version 1, and its headers);
   * RSS (VmRSS at the end of the window; also RssAnon, and USS and PSS
     from smaps_rollup) and CPU seconds per minute
     (utime + stime over the window) per process;
@@ -83,7 +88,7 @@ def loopback_addresses(system, n):
 
 # ---- nftables: per-address byte counters, and blocks ----
 
-def counters_start(addresses, ports, local_ports=()):
+def counters_start(addresses, ports, local_ports=(), shapes=None):
     """Per-address counters, and counters per traffic class of `ports`
     ({class: [port, ...]}): a packet of the class has the port as its
     source or its destination, and passes the output hook once. The class
@@ -95,7 +100,13 @@ def counters_start(addresses, ports, local_ports=()):
     counted apart, as "local", in no address and no class: meshnode's check
     of its own traffic listener connects from 127.0.0.1 (the kernel's
     source for a local address), and on a server that connection stays on
-    the machine and never reaches the wire."""
+    the machine and never reaches the wire.
+
+    `shapes` ({class: {shape: IP length}}) adds counters, before the class
+    rules and ending nothing, for the TCP packets of the class's ports of
+    exactly that length: a subset of the class, under ("shape", "class
+    shape"). An ephemeral source port is never the class's port, so no
+    packet counts twice."""
     rules = "".join(
         f'add rule inet {TABLE} out meta l4proto tcp ip {src} 127.0.0.1 th {end} {port} counter accept '
         f'comment "local self_check"\n'
@@ -104,6 +115,11 @@ def counters_start(addresses, ports, local_ports=()):
         f'add rule inet {TABLE} out ip saddr {a} counter comment "tx {a}"\n'
         f'add rule inet {TABLE} out ip daddr {a} counter comment "rx {a}"'
         for a in addresses)
+    rules += "".join(
+        f'\nadd rule inet {TABLE} out meta l4proto tcp th {end} {port} ip length {length} counter '
+        f'comment "shape {name} {shape}"'
+        for name, of_class in (shapes or {}).items() for shape, length in of_class.items()
+        for port in ports[name] for end in ("sport", "dport"))
     rules += "".join(
         f'\nadd rule inet {TABLE} out meta l4proto {{ tcp, udp }} th {end} {port} counter accept comment "class {name}"'
         for name, class_ports in ports.items() for port in class_ports for end in ("sport", "dport"))
@@ -116,7 +132,8 @@ def counters_start(addresses, ports, local_ports=()):
 
 def counters_read():
     """Sent + received bytes per address, and (bytes, packets) per class
-    under the keys ("class", name) and ("local", name)."""
+    under the keys ("class", name), ("local", name) and ("shape", "class
+    shape")."""
     listing = json.loads(sh("nft", "-j", "list", "table", "inet", TABLE))
     totals = {}
     for item in listing["nftables"]:
@@ -127,7 +144,7 @@ def counters_read():
         for expr in rule["expr"]:
             if "counter" not in expr:
                 continue
-            if kind in ("class", "local"):
+            if kind in ("class", "local", "shape"):
                 b, p = totals.get((kind, name), (0, 0))
                 totals[(kind, name)] = (b + expr["counter"]["bytes"], p + expr["counter"]["packets"])
             else:
@@ -271,6 +288,9 @@ class MeshnodeFleet(Fleet):
         self.daemons = {}
         self.ports = {"probe": [8443], "gossip": [4716], "api": [4717]}
         self.local_ports = [8443]
+        # Pure ACKs, and empty frames (keepalives): 4 + 44 B of frame
+        # (docs/PROTOCOL.md §4a; roster version 1 above) + 52 B of headers.
+        self.shapes = {"gossip": {"pure_ack": 52, "empty_frame": 100}}
         self.has_epochs = True
 
     def start_standins(self):
@@ -340,6 +360,7 @@ class SerfFleet(Fleet):
         self.agents = {}
         self.ports = {"gossip": [7946]}
         self.local_ports = []
+        self.shapes = {"gossip": {"pure_ack": 52}}  # its TCP push/pull
         self.has_epochs = False
 
     def start(self, fresh=True):
@@ -449,6 +470,13 @@ def steady_state(fleet, addresses):
     # by address it also counts packets from 127.0.0.1 (Serf opens its TCP
     # push/pull without binding a source address).
     result["bytes_per_node_day_by_port"] = classified
+    # Shapes: parts of their class, named shape_CLASS_SHAPE_..., in no total.
+    for name, of_class in fleet.shapes.items():
+        for shape in of_class:
+            key = ("shape", f"{name} {shape}")
+            b, packets = c1[key][0] - c0[key][0], c1[key][1] - c0[key][1]
+            result[f"shape_{name}_{shape}_bytes_per_node_day"] = b * scale
+            result[f"shape_{name}_{shape}_packets_per_node_day"] = packets * scale
     if fleet.has_epochs:  # a window in a warm-up sees more probes than a day's mean
         result["window_in_epoch_warmup_s"] = warmup_overlap_s(wall0, time.time())
         if result["window_in_epoch_warmup_s"]:
@@ -499,7 +527,7 @@ def fresh_starts(fleet):
 
 def run_system(name, fleet, addresses, n, failed_word, with_starts, setup, last=True):
     print(f"== {name}, N = {n}: warm-up {WARMUP_S} s, window {WINDOW_S} s", flush=True)
-    counters_start(addresses, fleet.ports, fleet.local_ports)
+    counters_start(addresses, fleet.ports, fleet.local_ports, fleet.shapes)
     try:
         setup()
         time.sleep(WARMUP_S)
@@ -586,12 +614,19 @@ def main():
             r = entry[system]
             print(f"{n:>5} {system:9} {r['bytes_per_node_day'] / 1e6:12.1f} {r['cpu_s_per_min']:10.3f} "
                   f"{r['rss_mib']:8.1f} {r['rss_anon_mib']:8.1f} {str(r.get('detect_killed_s', '-')):>11}")
-            classes = [k[:-len("_bytes_per_node_day")] for k in r if k.endswith("_bytes_per_node_day")]
+            classes = [k[:-len("_bytes_per_node_day")] for k in r
+                       if k.endswith("_bytes_per_node_day") and not k.startswith("shape_")]
             print(f"      by port (mean node): all {r['bytes_per_node_day_by_port'] / 1e6:.1f} MB: " + ", ".join(
                 f"{c} {r[c + '_bytes_per_node_day'] / 1e6:.1f} MB"
                 + (f" in {r[c + '_packets_per_node_day'] / 1e3:.0f} K packets of {r[c + '_bytes_per_packet']:.0f} B"
                    if c + "_packets_per_node_day" in r else "")
                 for c in classes))
+            shapes = [k[len("shape_"):-len("_bytes_per_node_day")] for k in r
+                      if k.startswith("shape_") and k.endswith("_bytes_per_node_day")]
+            if shapes:
+                print("      of which, by exact IP length: " + ", ".join(
+                    f"{c.replace('_', ' ', 1).replace('_', ' ')} {r['shape_' + c + '_bytes_per_node_day'] / 1e6:.1f} MB "
+                    f"in {r['shape_' + c + '_packets_per_node_day'] / 1e3:.0f} K packets" for c in shapes))
         ratios = entry["ratios"]
         if not ratios:  # one system only (SYSTEMS): nothing to compare
             continue
