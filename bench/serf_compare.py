@@ -625,7 +625,7 @@ def main():
                       if k.startswith("shape_") and k.endswith("_bytes_per_node_day")]
             if shapes:
                 print("      of which, by exact IP length: " + ", ".join(
-                    f"{c.replace('_', ' ', 1).replace('_', ' ')} {r['shape_' + c + '_bytes_per_node_day'] / 1e6:.1f} MB "
+                    f"{c.replace('_', ' ')} {r['shape_' + c + '_bytes_per_node_day'] / 1e6:.1f} MB "
                     f"in {r['shape_' + c + '_packets_per_node_day'] / 1e3:.0f} K packets" for c in shapes))
         ratios = entry["ratios"]
         if not ratios:  # one system only (SYSTEMS): nothing to compare
