@@ -1,7 +1,9 @@
-// How the prober turns a socket or TLS error into exactly one reason of the
+// How the prober turns a socket error into exactly one reason of the
 // closed vocabulary (record/report.h, docs/PROTOCOL.md "Failure reasons").
 // Deadlines are not errors here: the prober maps an expired connect
-// deadline to tcp_timeout and an expired TLS deadline to tls_timeout itself.
+// deadline to tcp_timeout and an expired TLS deadline to tls_timeout itself;
+// the TLS stage's tls_alert and tls_bad_peer come from what the server sent
+// (node/tls_hello.h).
 #pragma once
 
 #include <boost/system/error_code.hpp>
@@ -17,14 +19,9 @@ namespace mesh::node {
 // there. REQUIRES: error is set.
 ProbeFailure classify_connect_error(const boost::system::error_code& error);
 
-// A failed TLS handshake, after TCP connected. A TLS alert received from the
-// server (OpenSSL reason SSL_AD_REASON_OFFSET + alert code) → tls_alert; the
-// connection reset or closed before the handshake completed (ECONNRESET,
-// EPIPE, EOF, stream_truncated, OpenSSL's "unexpected eof") → tls_reset;
-// any other OpenSSL error (wrong version number, packet length too long,
-// record layer failure: the peer does not speak TLS) → tls_bad_peer; any
-// other system error breaking the connection → tls_reset.
-// REQUIRES: error is set.
+// A socket error in the TLS stage, after TCP connected, before the
+// server's answer was decided: the connection reset or closed (ECONNRESET,
+// EPIPE, EOF) or broken otherwise → tls_reset. REQUIRES: error is set.
 ProbeFailure classify_handshake_error(const boost::system::error_code& error);
 
 }  // namespace mesh::node

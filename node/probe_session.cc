@@ -1,17 +1,17 @@
 #include "node/probe_session.h"
 
 #include <netinet/in.h>
+#include <sodium.h>
 #include <sys/socket.h>
-#include <openssl/bio.h>
-#include <openssl/ssl.h>
 
 #include <string>
 #include <utility>
 
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/error.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/socket_base.hpp>
+#include <boost/asio/write.hpp>
 
 #include "node/agent/wire_cost.h"
 #include "node/probe_failure.h"
@@ -32,17 +32,30 @@ DurationMs elapsed_ms(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
+// A fresh random, session id and X25519 key for one ClientHello. The
+// secret half of the key is dropped: the probe ends at the ServerHello
+// and derives no key.
+ClientHelloSecrets draw_hello_secrets() {
+  ClientHelloSecrets secrets;
+  std::array<std::uint8_t, crypto_scalarmult_SCALARBYTES> secret_key;
+  randombytes_buf(secrets.random.data(), secrets.random.size());
+  randombytes_buf(secrets.session_id.data(), secrets.session_id.size());
+  randombytes_buf(secret_key.data(), secret_key.size());
+  crypto_scalarmult_base(secrets.x25519_public.data(), secret_key.data());
+  sodium_memzero(secret_key.data(), secret_key.size());
+  return secrets;
+}
+
 }  // namespace
 
-ProbeSession::ProbeSession(ProbeStrand strand, boost::asio::ssl::context& tls,
-                           const ProbeSettings& settings, const agent::ProbeRequest& request,
-                           ProbeDone done)
+ProbeSession::ProbeSession(ProbeStrand strand, const ProbeSettings& settings,
+                           const agent::ProbeRequest& request, ProbeDone done)
     : strand_(std::move(strand)),
       settings_(settings),
       request_(request),
       done_(std::move(done)),
       resolver_(strand_),
-      stream_(strand_, tls),
+      socket_(strand_),
       deadline_(strand_) {
   outcome_.probe_id = request.probe_id;
   outcome_.target = request.target;
@@ -136,7 +149,7 @@ void ProbeSession::do_connect(const tcp::endpoint& endpoint) {
   }
   stage_start_ = Clock::now();
   connect_attempted_ = true;
-  stream_.lowest_layer().async_connect(
+  socket_.async_connect(
       endpoint, [self = shared_from_this()](const boost::system::error_code& error) {
         self->on_connect(error);
       });
@@ -148,7 +161,7 @@ void ProbeSession::do_connect(const tcp::endpoint& endpoint) {
 // rest of its flight (its certificate chain, 1–10 KB) instead of sending
 // what the probe throws away.
 bool ProbeSession::prepare_socket(const tcp::endpoint& endpoint) {
-  auto& socket = stream_.lowest_layer();
+  auto& socket = socket_;
   boost::system::error_code error;
   socket.open(endpoint.protocol(), error);
   if (!error && request_.tls) {
@@ -182,51 +195,68 @@ void ProbeSession::on_connect(const boost::system::error_code& error) {
   do_handshake();
 }
 
-void ProbeSession::do_handshake() {
-  stage_ = Stage::handshaking;
-  stage_start_ = Clock::now();
-  arm_deadline(settings_.tls_timeout_ms);
-  SSL* ssl = stream_.native_handle();
-  if (!request_.sni.empty()) SSL_set_tlsext_host_name(ssl, request_.sni.c_str());
-  SSL_set_msg_callback(ssl, &ProbeSession::on_tls_message);
-  SSL_set_msg_callback_arg(ssl, this);
-  stream_.async_handshake(boost::asio::ssl::stream_base::client,
-                          [self = shared_from_this()](const boost::system::error_code& error) {
-                            self->on_handshake(error);
-                          });
-}
-
-void ProbeSession::on_handshake(const boost::system::error_code& error) {
-  if (stage_ == Stage::finished) return;
-  if (error) {
-    finish(classify_handshake_error(error));
-    return;
-  }
-  outcome_.handshake_ms = elapsed_ms(stage_start_);
-  finish(ProbeFailure::none);
-}
-
 // The ServerHello (or a HelloRetryRequest, which is one too) is the
 // server's answer to the ClientHello a user's app sends: a censor that
 // filters by SNI acts on the ClientHello, with a reset, a drop or an alert,
 // before any ServerHello. So the probe ends there, as a success, and
 // closes with RST: the rest of the handshake (the certificate chain, the
 // client's Finished) costs bytes and tells nothing more about the path.
-// Called inside OpenSSL's handshake step, on the strand: the end is posted,
-// so the engine finishes its step first.
-void ProbeSession::on_tls_message(int write_p, int /*version*/, int content_type, const void* buf,
-                                  std::size_t len, SSL* /*ssl*/, void* arg) {
-  if (write_p != 0 || content_type != SSL3_RT_HANDSHAKE || len == 0) return;
-  if (static_cast<const unsigned char*>(buf)[0] != SSL3_MT_SERVER_HELLO) return;
-  auto* session = static_cast<ProbeSession*>(arg);
-  boost::asio::post(session->strand_,
-                    [self = session->shared_from_this()] { self->on_server_hello(); });
+void ProbeSession::do_handshake() {
+  stage_ = Stage::handshaking;
+  stage_start_ = Clock::now();
+  arm_deadline(settings_.tls_timeout_ms);
+  const ClientHelloSecrets secrets = draw_hello_secrets();
+  hello_ = client_hello(request_.sni, secrets);
+  reader_.emplace(secrets.session_id);
+  boost::asio::async_write(socket_, boost::asio::buffer(hello_),
+                           [self = shared_from_this()](const boost::system::error_code& error,
+                                                       std::size_t bytes) {
+                             self->on_hello_written(error, bytes);
+                           });
 }
 
-void ProbeSession::on_server_hello() {
-  if (stage_ != Stage::handshaking) return;  // ended meanwhile (an error in the same step)
-  outcome_.handshake_ms = elapsed_ms(stage_start_);
-  finish(ProbeFailure::none);
+void ProbeSession::on_hello_written(const boost::system::error_code& error, std::size_t bytes) {
+  if (stage_ == Stage::finished) return;
+  tls_sent_ += bytes;
+  if (error) {
+    finish(classify_handshake_error(error));
+    return;
+  }
+  do_read();
+}
+
+void ProbeSession::do_read() {
+  socket_.async_read_some(boost::asio::buffer(chunk_),
+                          [self = shared_from_this()](const boost::system::error_code& error,
+                                                      std::size_t bytes) {
+                            self->on_read(error, bytes);
+                          });
+}
+
+// Bytes that decide the answer decide it even when the connection broke
+// right after them (a server that sends an alert and resets).
+void ProbeSession::on_read(const boost::system::error_code& error, std::size_t bytes) {
+  if (stage_ == Stage::finished) return;
+  tls_received_ += bytes;
+  switch (reader_->feed(std::span(chunk_).first(bytes))) {
+    case ServerAnswer::server_hello:
+      outcome_.handshake_ms = elapsed_ms(stage_start_);
+      finish(ProbeFailure::none);
+      return;
+    case ServerAnswer::alert:
+      finish(ProbeFailure::tls_alert);
+      return;
+    case ServerAnswer::not_tls:
+      finish(ProbeFailure::tls_bad_peer);
+      return;
+    case ServerAnswer::incomplete:
+      break;
+  }
+  if (error) {
+    finish(classify_handshake_error(error));
+    return;
+  }
+  do_read();
 }
 
 std::uint64_t ProbeSession::wire_bytes(ProbeFailure failure) {
@@ -238,13 +268,8 @@ std::uint64_t ProbeSession::wire_bytes(ProbeFailure failure) {
       if (failure == ProbeFailure::none) return agent::tcp_connect_probe_wire_bytes();
       if (failure == ProbeFailure::tcp_refused) return agent::tcp_refused_wire_bytes();
       return connect_attempted_ ? agent::tcp_unanswered_wire_bytes(elapsed_ms(stage_start_)) : 0;
-    case Stage::handshaking: {
-      // The TLS engine talks to the socket through a BIO pair; the SSL
-      // side's counters are the TLS bytes sent and received.
-      SSL* ssl = stream_.native_handle();
-      return agent::tls_probe_wire_bytes(BIO_number_written(SSL_get_wbio(ssl)),
-                                         BIO_number_read(SSL_get_rbio(ssl)));
-    }
+    case Stage::handshaking:
+      return agent::tls_probe_wire_bytes(tls_sent_, tls_received_);
   }
   return 0;
 }
@@ -252,7 +277,7 @@ std::uint64_t ProbeSession::wire_bytes(ProbeFailure failure) {
 // SO_LINGER {on, 0}: close() sends RST, no FIN exchange, no TIME_WAIT; and
 // no close_notify after TLS. The cheapest close on the wire.
 void ProbeSession::close_abortively() {
-  auto& socket = stream_.lowest_layer();
+  auto& socket = socket_;
   boost::system::error_code ignored;
   if (socket.is_open()) socket.set_option(boost::asio::socket_base::linger(true, 0), ignored);
   socket.close(ignored);

@@ -1,21 +1,24 @@
-// One probe in flight: resolve, connect, optional TLS handshake up to the
-// server's ServerHello, abortive close. Private to the prober (node/prober.cc); it includes Asio and
-// OpenSSL, so only .cc files include it.
+// One probe in flight: resolve, connect, optional TLS stage (our
+// ClientHello, the server's answer up to its ServerHello: node/tls_hello.h),
+// abortive close. Private to the prober (node/prober.cc); it includes Asio,
+// so only .cc files include it.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
 #include "node/agent/effects.h"
 #include "node/prober.h"
+#include "node/tls_hello.h"
 
 namespace mesh::node {
 
@@ -23,11 +26,11 @@ using ProbeStrand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
 // Thread safety: every member runs on `strand` (start() and cancel() must be
 // called there). Ownership: the session owns its socket; pending handlers
-// hold a shared_ptr to it, so it lives until the last one has run. `tls`
-// (the client context) and `settings` must outlive the session.
+// hold a shared_ptr to it, so it lives until the last one has run.
+// `settings` must outlive the session.
 class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
  public:
-  ProbeSession(ProbeStrand strand, boost::asio::ssl::context& tls, const ProbeSettings& settings,
+  ProbeSession(ProbeStrand strand, const ProbeSettings& settings,
                const agent::ProbeRequest& request, ProbeDone done);
 
   void start();
@@ -46,11 +49,9 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
   void do_connect(const tcp::endpoint& endpoint);
   void on_connect(const boost::system::error_code& error);
   void do_handshake();
-  void on_handshake(const boost::system::error_code& error);
-  // OpenSSL's message callback: a ServerHello received ends the probe.
-  static void on_tls_message(int write_p, int version, int content_type, const void* buf,
-                             std::size_t len, SSL* ssl, void* arg);
-  void on_server_hello();
+  void on_hello_written(const boost::system::error_code& error, std::size_t bytes);
+  void do_read();
+  void on_read(const boost::system::error_code& error, std::size_t bytes);
   bool prepare_socket(const tcp::endpoint& endpoint);
   void finish(ProbeFailure failure);
   ProbeFailure deadline_failure() const;
@@ -63,11 +64,18 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
   agent::ProbeRequest request_;
   ProbeDone done_;
   tcp::resolver resolver_;
-  boost::asio::ssl::stream<tcp::socket> stream_;
+  tcp::socket socket_;
   boost::asio::steady_timer deadline_;
   Stage stage_ = Stage::resolving;
   bool connect_attempted_ = false;  // a SYN left (for the wire estimate)
   Clock::time_point stage_start_;
+  // The TLS stage: our ClientHello, the reader of the answer, the bytes
+  // read at a time (about one receive window), and the TLS bytes each way.
+  std::vector<std::uint8_t> hello_;
+  std::optional<ServerHelloReader> reader_;
+  std::array<std::uint8_t, 4096> chunk_{};
+  std::uint64_t tls_sent_ = 0;
+  std::uint64_t tls_received_ = 0;
 };
 
 }  // namespace mesh::node

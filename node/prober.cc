@@ -1,6 +1,6 @@
 #include "node/prober.h"
 
-#include <openssl/ssl.h>
+#include <sodium.h>
 
 #include <atomic>
 #include <deque>
@@ -9,33 +9,12 @@
 #include <vector>
 
 #include <boost/asio/post.hpp>
-#include <boost/system/system_error.hpp>
 
 #include "common/check.h"
 #include "node/probe_session.h"
 
 namespace mesh::node {
 namespace {
-
-// ALPN as a browser offers it, in wire format (length-prefixed names).
-constexpr unsigned char kAlpnProtocols[] = "\x02h2\x08http/1.1";
-
-// A client context like a user's app, minus certificate verification:
-// Reality-style servers present another site's certificate.
-boost::asio::ssl::context make_client_context() {
-  try {
-    boost::asio::ssl::context tls(boost::asio::ssl::context::tls_client);
-    SSL_CTX* ctx = tls.native_handle();
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
-    MESH_CHECK(SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) == 1, "TLS 1.2 unavailable");
-    MESH_CHECK(SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) == 1, "TLS 1.3 unavailable");
-    MESH_CHECK(SSL_CTX_set_alpn_protos(ctx, kAlpnProtocols, sizeof(kAlpnProtocols) - 1) == 0,
-               "cannot set ALPN");
-    return tls;
-  } catch (const boost::system::system_error&) {
-    MESH_CHECK(false, "OpenSSL cannot create a TLS client context");
-  }
-}
 
 struct PendingProbe {
   agent::ProbeRequest request;
@@ -57,9 +36,7 @@ agent::ProbeOutcome unstarted_outcome(const agent::ProbeRequest& request) {
 // Everything but the counters runs on `strand`.
 struct Prober::Impl : std::enable_shared_from_this<Prober::Impl> {
   Impl(boost::asio::io_context& io, ProbeSettings probe_settings)
-      : strand(boost::asio::make_strand(io)),
-        settings(std::move(probe_settings)),
-        tls(make_client_context()) {}
+      : strand(boost::asio::make_strand(io)), settings(std::move(probe_settings)) {}
 
   void enqueue(agent::ProbeRequest request, ProbeDone done);
   void fill_slots();
@@ -69,7 +46,6 @@ struct Prober::Impl : std::enable_shared_from_this<Prober::Impl> {
 
   ProbeStrand strand;
   const ProbeSettings settings;
-  boost::asio::ssl::context tls;
   std::deque<PendingProbe> queue;                                 // FIFO, ≤ queued_max
   std::map<std::uint64_t, std::weak_ptr<ProbeSession>> sessions;  // in flight, by serial
   std::uint64_t next_serial = 0;
@@ -108,7 +84,7 @@ void Prober::Impl::launch(PendingProbe pending) {
     done(std::move(outcome));
   };
   auto session =
-      std::make_shared<ProbeSession>(strand, tls, settings, pending.request, std::move(on_done));
+      std::make_shared<ProbeSession>(strand, settings, pending.request, std::move(on_done));
   sessions.emplace(serial, session);
   active_count = sessions.size();
   session->start();
@@ -136,6 +112,8 @@ void Prober::Impl::cancel_everything() {
 
 Prober::Prober(boost::asio::io_context& io, ProbeSettings settings) {
   MESH_CHECK(settings.concurrent_max >= 1, "ProbeSettings::concurrent_max must be >= 1");
+  // The ClientHello's random parts come from libsodium (node/probe_session.cc).
+  MESH_CHECK(sodium_init() >= 0, "libsodium cannot initialize");
   impl_ = std::make_shared<Impl>(io, std::move(settings));
 }
 

@@ -61,10 +61,11 @@ class Prober {
   // Stages and reasons: resolution (DNS name or IP literal; a failure, or
   // the connect deadline expiring during it → tcp_unreachable); connect
   // (deadline → tcp_timeout, refused → tcp_refused, no route →
-  // tcp_unreachable; node/probe_failure.h); when request.tls, a handshake
-  // with SNI request.sni, ALPN "h2","http/1.1", TLS 1.2-1.3 and no
-  // certificate verification (deadline → tls_timeout, reset/EOF →
-  // tls_reset, alert → tls_alert, not TLS → tls_bad_peer). A bare TCP probe
+  // tcp_unreachable; node/probe_failure.h); when request.tls, the TLS
+  // stage up to the server's ServerHello (node/tls_hello.h): a ClientHello
+  // with SNI request.sni, ALPN "h2","http/1.1", TLS 1.2-1.3 (deadline →
+  // tls_timeout, reset/EOF → tls_reset, alert → tls_alert, an answer that
+  // is not a ServerHello to that hello → tls_bad_peer). A bare TCP probe
   // that connected is `none` (no data is awaited). This prober never
   // reports tcp_reset: a reset during TLS is tls_reset.
   void start(const agent::ProbeRequest& request, ProbeDone done);

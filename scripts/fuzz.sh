@@ -38,7 +38,7 @@ if [ "$ci" = 1 ]; then seconds="${FUZZ_SECONDS:-30}"; else seconds="${FUZZ_SECON
 # else then), one at a time otherwise (the long run shares the machine).
 if [ "$ci" = 1 ]; then parallel="${FUZZ_PARALLEL:-$(nproc)}"; else parallel="${FUZZ_PARALLEL:-1}"; fi
 [ "$runs" != 0 ] && [ -z "${FUZZ_SECONDS:-}" ] && seconds=3600
-all=(envelope roster_payload report_payload frame roster_toml node_config scenario api_request)
+all=(envelope roster_payload report_payload frame roster_toml node_config scenario api_request server_hello)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
 build=build/fuzz

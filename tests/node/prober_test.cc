@@ -85,6 +85,20 @@ TEST_CASE("a TLS probe ends at the server's ServerHello: the certificate chain i
   MESSAGE("TLS probe to a 4 KB flight: " << outcome.wire_bytes << " bytes");
 }
 
+TEST_CASE("a TLS 1.2 server's ServerHello, and a HelloRetryRequest, are answers too") {
+  // The ClientHello offers TLS 1.3 and 1.2 with an X25519 key share and
+  // P-256 and P-384 as groups (node/tls_hello.h): an old server answers in
+  // TLS 1.2, a server without X25519 asks for another share.
+  for (const auto mode : {ServerMode::tls12_only, ServerMode::tls_hello_retry}) {
+    boost::asio::io_context io;
+    TestServer server(io, mode);
+    const auto outcome = probe_once(io, request_to(server.port(), true));
+    CHECK(outcome.failure == ProbeFailure::none);
+    CHECK(outcome.handshake_ms >= 0);
+    CHECK(server.last_sni() == "cdn.example.com");
+  }
+}
+
 TEST_CASE("a closed port is tcp_refused") {
   boost::asio::io_context io;
   const auto outcome = probe_once(io, request_to(test::closed_port(), true));

@@ -83,6 +83,12 @@ boost::asio::ssl::context make_server_context(TestServer* server) {
   if (server->mode() == ServerMode::tls_large_flight) {
     for (int i = 0; i < 7; ++i) SSL_CTX_add_extra_chain_cert(ctx, X509_dup(identity().certificate));
   }
+  if (server->mode() == ServerMode::tls12_only) {
+    SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
+  }
+  if (server->mode() == ServerMode::tls_hello_retry) {
+    SSL_CTX_set1_groups_list(ctx, "P-256");
+  }
   return tls;
 }
 
@@ -137,7 +143,8 @@ void TestServer::on_accept(tcp::socket socket) {
   connections_.push_back(connection);
   open_max_ = std::max(open_max_, count_open());
   if (mode_ == ServerMode::tls || mode_ == ServerMode::tls_alert ||
-      mode_ == ServerMode::tls_large_flight) {
+      mode_ == ServerMode::tls_large_flight || mode_ == ServerMode::tls12_only ||
+      mode_ == ServerMode::tls_hello_retry) {
     serve_tls(connection);
   } else {
     serve_plain(connection);
