@@ -2,6 +2,7 @@
 #include "node/daemon.h"
 
 #include <boost/asio/post.hpp>
+#include <malloc.h>
 #include <sodium.h>
 
 #include <csignal>
@@ -216,7 +217,21 @@ void Daemon::on_tick() {
     next_status_log_ms_ = wall_now() + kStatusLogIntervalMs;
     log_status();
   }
+  trim_heap();
   if (!stopping_) schedule_tick();
+}
+
+// The daemon allocates in bursts (a SYNC list, a roster, the API's
+// snapshot, a start-up), and glibc keeps the pages they freed resident for
+// the next burst. Once a minute malloc_trim(0) hands the whole free pages
+// of every arena back to the kernel, so the resident heap is what the
+// daemon holds: in `make demo` 0.2 instead of 1.1 MiB (README, "Beside
+// Serf"). A page used again costs a fault, a few per minute.
+void Daemon::trim_heap() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_heap_trim_) return;
+  next_heap_trim_ = now + std::chrono::milliseconds(kHeapTrimIntervalMs);
+  ::malloc_trim(0);
 }
 
 // One line when the fleet's reports start or stop saying this node's clock

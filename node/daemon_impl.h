@@ -38,6 +38,8 @@ inline constexpr DurationMs kSnapshotReadersMs = 10'000;
 inline constexpr DurationMs kSnapshotIdleMs = 5'000;
 // A wall-clock step larger than this between two ticks is a jump.
 inline constexpr DurationMs kClockJumpMs = 2'000;
+// How often freed heap pages go back to the kernel (Daemon::trim_heap).
+inline constexpr DurationMs kHeapTrimIntervalMs = 60'000;
 // Shutdown: every step after SIGTERM finishes within this.
 inline constexpr DurationMs kShutdownMs = 2'000;
 
@@ -63,6 +65,7 @@ class Daemon {
   void join_api();  // stops the API's io_context and joins its threads
   void check_clock();
   void log_clock();
+  void trim_heap();
   UnixMs wall_now() const;
 
   // daemon_effects.cc
@@ -118,6 +121,7 @@ class Daemon {
   bool volume_tight_ = false;
   agent::ClockState clock_state_;
   UnixMs next_status_log_ms_ = 0;
+  std::chrono::steady_clock::time_point next_heap_trim_;
 };
 
 }  // namespace mesh::node
