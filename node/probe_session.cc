@@ -161,12 +161,11 @@ void ProbeSession::do_connect(const tcp::endpoint& endpoint) {
 // rest of its flight (its certificate chain, 1–10 KB) instead of sending
 // what the probe throws away.
 bool ProbeSession::prepare_socket(const tcp::endpoint& endpoint) {
-  auto& socket = socket_;
   boost::system::error_code error;
-  socket.open(endpoint.protocol(), error);
+  socket_.open(endpoint.protocol(), error);
   if (!error && request_.tls) {
     const int bytes = kTlsProbeReceiveBufferBytes;
-    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+    ::setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
   }
   if (error || settings_.source_address.empty()) return !error;
   const auto source = boost::asio::ip::make_address(settings_.source_address, error);
@@ -175,9 +174,9 @@ bool ProbeSession::prepare_socket(const tcp::endpoint& endpoint) {
   // that many probes bound to one source address do not exhaust ports.
   // Best effort: without it bind() picks the port.
   const int enable = 1;
-  ::setsockopt(socket.native_handle(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &enable,
+  ::setsockopt(socket_.native_handle(), IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &enable,
                sizeof enable);
-  socket.bind(tcp::endpoint(source, 0), error);
+  socket_.bind(tcp::endpoint(source, 0), error);
   return !error;
 }
 
@@ -277,10 +276,9 @@ std::uint64_t ProbeSession::wire_bytes(ProbeFailure failure) {
 // SO_LINGER {on, 0}: close() sends RST, no FIN exchange, no TIME_WAIT; and
 // no close_notify after TLS. The cheapest close on the wire.
 void ProbeSession::close_abortively() {
-  auto& socket = socket_;
   boost::system::error_code ignored;
-  if (socket.is_open()) socket.set_option(boost::asio::socket_base::linger(true, 0), ignored);
-  socket.close(ignored);
+  if (socket_.is_open()) socket_.set_option(boost::asio::socket_base::linger(true, 0), ignored);
+  socket_.close(ignored);
 }
 
 void ProbeSession::finish(ProbeFailure failure) {
