@@ -1,10 +1,9 @@
 #include "node/config.h"
 
-#include <toml++/toml.h>
-
 #include <algorithm>
 #include <initializer_list>
 
+#include "common/toml.h"
 #include "gossip/config.h"
 #include "node/config_api.h"
 #include "node/config_table.h"
@@ -241,7 +240,7 @@ Result<NodeConfig, ConfigError> parse_node_config(std::string_view text,
                       source + ": over " + std::to_string(kConfigFileBytesMax) + " bytes");
   }
   try {
-    toml::table root = toml::parse(text);
+    toml::table root = parse_toml(text);
     return read_config(root, source);
   } catch (const toml::parse_error& error) {
     return make_error(ConfigError::syntax, source + " line " +

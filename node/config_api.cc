@@ -1,7 +1,6 @@
 #include "node/config_api.h"
 
-#include <toml++/toml.h>
-
+#include "common/toml.h"
 #include "record/address.h"
 
 namespace mesh::node {

@@ -4,13 +4,12 @@
 // 1..1000, got 0"). Private to node/config*.cc (it exposes toml++).
 #pragma once
 
-#include <toml++/toml.h>
-
 #include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 
+#include "common/toml.h"
 #include "node/config.h"
 
 namespace mesh::node {

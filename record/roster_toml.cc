@@ -1,11 +1,10 @@
 #include "record/roster_toml.h"
 
-#include <toml++/toml.h>
-
 #include <set>
 #include <string_view>
 #include <utility>
 
+#include "common/toml.h"
 #include "record/address.h"
 #include "record/parameters.h"
 #include "record/ports.h"
@@ -244,7 +243,7 @@ Result<Roster, RosterError> roster_from_toml(std::string_view text,
                       "roster file: over " + std::to_string(kRosterTomlBytesMax) + " bytes");
   }
   try {
-    toml::table root = toml::parse(text);
+    toml::table root = parse_toml(text);
     return read_roster(root, version_override_or_0);
   } catch (const toml::parse_error& error) {
     return make_error(RosterError::malformed, "roster file line " +

@@ -274,6 +274,11 @@ TEST_CASE("TOML syntax errors carry the line") {
   expect_error(edited("tls_every = 5", "tls_every = = 10"), ConfigError::syntax,
                "config line 9: ");
   expect_error(with_key("probe", "tls_every = 5"), ConfigError::syntax, "config line 10: ");
+  // A non-ASCII character where TOML allows none (common/toml.h): refused
+  // before toml++ parses; in a string or a comment it is fine.
+  expect_error(edited("tls_every = 5", "tls_every = 5 й"), ConfigError::syntax,
+               "config line 9: a non-ASCII character outside a string or comment");
+  CHECK(parse(edited("tls_every = 5", "tls_every = 5 # каждые 5")).ok());
   expect_error(std::string(kConfigFileBytesMax + 1, '#'), ConfigError::too_large,
                "over 1048576 bytes");
 }

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
+#include "common/toml.h"
 #include "record/parameters.h"
 #include "tools/meshsim/duration.h"
 
@@ -501,7 +501,7 @@ ScenarioResult<Scenario> parse_scenario(std::string_view text, const std::string
   Scenario scenario;
   scenario.name = source;
   try {
-    toml::table root = toml::parse(text, source);
+    toml::table root = parse_toml(text, source);
     auto status = read_scenario(root, source, scenario);
     if (!status.ok()) return status.error();
   } catch (const toml::parse_error& error) {
