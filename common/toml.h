@@ -23,6 +23,9 @@
 #include <string_view>
 
 #define TOML_ASSERT(expr) static_assert(true)
+// Nothing prints TOML through toml++ (node/config_describe.cc writes its
+// own): without its formatters meshnode needs no libm (their log10).
+#define TOML_ENABLE_FORMATTERS 0
 #include <toml++/toml.h>
 
 namespace mesh {

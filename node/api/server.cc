@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "node/api/session.h"
+#include "node/api/tls_library.h"
 
 namespace mesh::api {
 
@@ -148,6 +149,7 @@ Result<Endpoint, ApiError> ApiServer::start() {
   // then fails with EPIPE and only that connection closes).
   std::signal(SIGPIPE, SIG_IGN);
   if (!impl.settings.tls_cert_file.empty()) {
+    if (auto library = load_tls_library(); !library) return make_error(ApiError::tls, "[api] " + library.message());
     impl.tls.emplace(boost::asio::ssl::context::tls_server);
     if (auto loaded = load_tls(*impl.tls, impl.settings); !loaded) return loaded.error();
   }

@@ -72,7 +72,7 @@ struct ApiServerSettings {
 enum class ApiError {
   bad_address,  // listen is not an IP literal
   bind_failed,  // the address cannot be bound
-  tls,          // the certificate or key does not load, or they do not match
+  tls,          // OpenSSL, the certificate or the key does not load, or they do not match
 };
 
 // Hands a roster record to the node and answers with its outcome, later,

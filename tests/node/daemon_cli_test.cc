@@ -128,6 +128,23 @@ TEST_CASE("start-up failures: data dir missing, foreign, another node's; key fil
   CHECK(contains(taken.err, "[gossip] listen"));
 }
 
+#if MESHNODE_OPENSSL_ON_DEMAND
+TEST_CASE("an API set up for HTTPS where OpenSSL does not load stops meshnode with the reason") {
+  // A lean meshnode loads libssl.so.3 only when its API serves HTTPS
+  // (node/api/tls_library.h); here the loader finds a file that is not one.
+  DaemonFleet fleet(1, 63);
+  TempDir libraries;
+  std::ofstream(libraries.file("libssl.so.3")) << "not a shared object\n";
+  append(fleet.config_path(0), "tls_cert_file = \"" + fleet.dir() + "/cert.pem\"\ntls_key_file = \"" +
+                                   fleet.dir() + "/key.pem\"\n");
+  auto refused = run_process({"/usr/bin/env", "LD_LIBRARY_PATH=" + libraries.path(), kMeshnode, "--config",
+                              fleet.config_path(0)});
+  CHECK(refused.exit_code == 1);
+  CHECK(contains(refused.err, "[api] HTTPS needs OpenSSL 3 (libssl.so.3), which does not load: " +
+                                  libraries.file("libssl.so.3")));
+}
+#endif
+
 TEST_CASE("a stored agent value that does not decode stops meshnode with its key named") {
   DaemonFleet fleet(1, 47);
   {

@@ -148,6 +148,7 @@ std::optional<int> DaemonFleet::stop_daemon(std::uint32_t i, std::chrono::millis
 
 void DaemonFleet::kill_daemon(std::uint32_t i) { daemons_[i].reset(); }
 bool DaemonFleet::daemon_running(std::uint32_t i) const { return daemons_[i] && daemons_[i]->running(); }
+pid_t DaemonFleet::daemon_pid(std::uint32_t i) const { return daemons_[i]->pid(); }
 void DaemonFleet::signal_daemon(std::uint32_t i, int signal) { daemons_[i]->signal(signal); }
 
 void DaemonFleet::start_listener(std::uint32_t i) {

@@ -54,6 +54,7 @@ class DaemonFleet {
   std::optional<int> stop_daemon(std::uint32_t i, std::chrono::milliseconds timeout);
   void kill_daemon(std::uint32_t i);  // SIGKILL, reaped
   bool daemon_running(std::uint32_t i) const;
+  pid_t daemon_pid(std::uint32_t i) const;  // REQUIRES: daemon_running(i)
   void signal_daemon(std::uint32_t i, int signal);
   void stop_listener(std::uint32_t i);
   void start_listener(std::uint32_t i);

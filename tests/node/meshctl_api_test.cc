@@ -78,6 +78,18 @@ void converge_with_n3_unavailable(DaemonFleet& fleet, const std::string& n1_cace
   }, seconds(60)), "logs in " << fleet.dir());
 }
 
+// Whether a mapping of process `pid` is a file whose path ends with `suffix`.
+bool maps_file(pid_t pid, const std::string& suffix) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  REQUIRE(maps.is_open());
+  for (std::string line; std::getline(maps, line);) {
+    if (line.size() >= suffix.size() && line.compare(line.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("meshctl status, routes, server and mesh against a live node's API") {
@@ -203,6 +215,15 @@ TEST_CASE("meshctl over HTTPS: the certificate is verified, --cacert trusts it, 
   INFO("logs in " << fleet.dir());
   const std::string token = write_token(fleet, "read.token", fleet.read_token());
   const std::string https = url(fleet, 0, "https");
+
+#if MESHNODE_OPENSSL_ON_DEMAND
+  // A lean meshnode loads OpenSSL for its API's HTTPS only
+  // (node/api/tls_library.h): n1 maps it, n2 does not.
+  CHECK(maps_file(fleet.daemon_pid(0), "/libssl.so.3"));
+  CHECK(maps_file(fleet.daemon_pid(0), "/libcrypto.so.3"));
+  CHECK_FALSE(maps_file(fleet.daemon_pid(1), "/libssl.so.3"));
+  CHECK_FALSE(maps_file(fleet.daemon_pid(1), "/libcrypto.so.3"));
+#endif
 
   auto unverified = meshctl({"status", "--api", https, "--token-file", token});
   CHECK(unverified.exit_code == 1);
