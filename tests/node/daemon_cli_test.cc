@@ -131,17 +131,24 @@ TEST_CASE("start-up failures: data dir missing, foreign, another node's; key fil
 #if MESHNODE_OPENSSL_ON_DEMAND
 TEST_CASE("an API set up for HTTPS where OpenSSL does not load stops meshnode with the reason") {
   // A lean meshnode loads libssl.so.3 only when its API serves HTTPS
-  // (node/api/tls_library.h); here the loader finds a file that is not one.
+  // (node/api/tls_library.h); here the loader first finds a file that is
+  // not a shared object, then one without OpenSSL's functions.
   DaemonFleet fleet(1, 63);
   TempDir libraries;
   std::ofstream(libraries.file("libssl.so.3")) << "not a shared object\n";
   append(fleet.config_path(0), "tls_cert_file = \"" + fleet.dir() + "/cert.pem\"\ntls_key_file = \"" +
                                    fleet.dir() + "/key.pem\"\n");
-  auto refused = run_process({"/usr/bin/env", "LD_LIBRARY_PATH=" + libraries.path(), kMeshnode, "--config",
-                              fleet.config_path(0)});
-  CHECK(refused.exit_code == 1);
-  CHECK(contains(refused.err, "[api] HTTPS needs OpenSSL 3 (libssl.so.3), which does not load: " +
+  auto start_with = [&](const std::string& library_dir) {
+    return run_process({"/usr/bin/env", "LD_LIBRARY_PATH=" + library_dir, kMeshnode, "--config",
+                        fleet.config_path(0)});
+  };
+  auto garbage = start_with(libraries.path());
+  CHECK(garbage.exit_code == 1);
+  CHECK(contains(garbage.err, "[api] HTTPS needs OpenSSL 3 (libssl.so.3), which does not load: " +
                                   libraries.file("libssl.so.3")));
+  auto empty = start_with(MESHNODE_NOT_LIBSSL_DIR);
+  CHECK(empty.exit_code == 1);
+  CHECK(contains(empty.err, "[api] HTTPS needs OpenSSL 3: libssl.so.3 has no BIO_ctrl"));
 }
 #endif
 
