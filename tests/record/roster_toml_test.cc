@@ -107,6 +107,11 @@ TEST_CASE("TOML syntax errors name the line") {
                "roster file line 4");
   expect_error(edited("id = \"eu\"", "id = \"eu\"\nid = \"eu\""), RosterError::malformed,
                "roster file line 4");
+  // A non-ASCII character where TOML allows none (common/toml.h); in a
+  // string it is fine.
+  expect_error(edited("name = \"Europe\"", "name = \"Europe\" ü"), RosterError::malformed,
+               "roster file line 4: a non-ASCII character outside a string or comment");
+  CHECK(roster_from_toml(edited("name = \"Europe\"", "name = \"Europäisch\""), 0).ok());
 }
 
 TEST_CASE("unknown keys are errors with their line") {

@@ -95,6 +95,9 @@ TEST_CASE("a generated fleet spans up to 64 countries, in a file or a built-in")
 TEST_CASE("syntax errors name the line and column") {
   std::string message = refused("duration = \"10m\"\n[fleet\nnodes = 3\n", ScenarioError::syntax);
   CHECK(message.find("bad.toml:2:") != std::string::npos);
+  // A non-ASCII character where TOML allows none (common/toml.h).
+  CHECK(refused("duration = \"10m\" é\n", ScenarioError::syntax) ==
+        "bad.toml:1:18: a non-ASCII character outside a string or comment");
 }
 
 TEST_CASE("unknown fields are refused, naming the field and line") {
