@@ -78,12 +78,26 @@ UnixMs Daemon::wall_now() const {
       .count();
 }
 
-// Key, store, agent, transport, prober. An error here is the operator's
-// to fix; its message says what and where.
+// Key, ports, API, then store and agent. An error here is the operator's
+// to fix; its message says what and where. Everything that can refuse a
+// start without touching the data dir comes first (the key, both ports, the
+// API's tokens, OpenSSL and certificate): the store is opened, and a boot
+// counter taken, only once they all hold, so a start that fails leaves the
+// data dir as it was. Nothing that was bound is served before io_.run().
 Status<ConfigError> Daemon::open() {
   if (sodium_init() < 0) return make_error(ConfigError::unreadable, "libsodium failed to initialise");
   auto key = load_secret_key_file(config_.key_file);
   if (!key) return make_error(ConfigError::unreadable, "key file '" + config_.key_file + "': " + key.message());
+  transport_ = std::make_unique<Transport>(
+      io_, [this](std::function<void()> task) { boost::asio::post(strand_, std::move(task)); },
+      transport_settings(config_.gossip), os_random_seed(), [this](Bytes frame) {
+        if (!stopping_) apply(agent_->on_frame(frame, wall_now()));
+      });
+  auto listening = transport_->start();
+  if (!listening) return make_error(ConfigError::bad_value, "[gossip] listen: " + listening.message());
+  prober_ = std::make_unique<Prober>(io_, probe_settings(config_.probe));
+  if (auto api = open_api(); !api) return api.error();
+
   auto store = LmdbAgentStore::open(config_.data_dir, config_.node_id, key->public_key());
   if (!store) return make_error(ConfigError::unreadable, store.message());
   store_ = std::move(store.value());
@@ -105,15 +119,6 @@ Status<ConfigError> Daemon::open() {
     return make_error(ConfigError::unreadable,
                       "data dir '" + config_.data_dir + "': " + started.message());
   }
-  transport_ = std::make_unique<Transport>(
-      io_, [this](std::function<void()> task) { boost::asio::post(strand_, std::move(task)); },
-      transport_settings(config_.gossip), os_random_seed(), [this](Bytes frame) {
-        if (!stopping_) apply(agent_->on_frame(frame, wall_now()));
-      });
-  auto listening = transport_->start();
-  if (!listening) return make_error(ConfigError::bad_value, "[gossip] listen: " + listening.message());
-  prober_ = std::make_unique<Prober>(io_, probe_settings(config_.probe));
-  if (auto api = open_api(); !api) return api.error();
   log_event(LogLevel::info, "start",
             "node " + config_.node_id + " started: boot " + std::to_string(boot.value()) + ", " +
                 std::to_string(stored->records.size()) + " records from " + config_.data_dir +
@@ -122,11 +127,13 @@ Status<ConfigError> Daemon::open() {
              {"records", std::to_string(stored->records.size())},
              {"gossip_listen", format_endpoint(listening.value())}});
   apply(std::move(started.value()));
+  serve_api();
   return Ok{};
 }
 
 // The panel API (docs/API.md), when [api] listen is set: its tokens, its
-// certificate, its address. Any of them wrong stops the start-up.
+// certificate (and OpenSSL), its address, bound but not yet served. Any of
+// them wrong stops the start-up.
 Status<ConfigError> Daemon::open_api() {
   if (!config_.api.listen) return Ok{};
   auto tokens = api::TokenSet::load(config_.api.token_file);
@@ -149,20 +156,26 @@ Status<ConfigError> Daemon::open_api() {
         });
       },
       session_ios);
-  publish_snapshot();
   auto bound = api_->start();
   if (!bound) return make_error(ConfigError::bad_value, bound.message());
+  api_bound_ = bound.value();
+  return Ok{};
+}
+
+// The API's threads start once the agent has started and its first
+// snapshot is published: no request ever finds no snapshot.
+void Daemon::serve_api() {
+  if (!api_) return;
+  publish_snapshot();
   for (auto& io : api_ios_) {
     api_work_.push_back(boost::asio::make_work_guard(*io));
     api_threads_.emplace_back([&io = *io] { io.run(); });
   }
   const bool clear = !api_->tls() && !is_loopback_host(config_.api.listen->host);
   log_event(clear ? LogLevel::warn : LogLevel::info, "api",
-            std::string("panel API on ") + (api_->tls() ? "https://" : "http://") +
-                format_endpoint(bound.value()) +
+            std::string("panel API on ") + (api_->tls() ? "https://" : "http://") + format_endpoint(api_bound_) +
                 (clear ? " in clear text (insecure_plaintext): bearer tokens cross the network readable" : ""),
-            {{"listen", format_endpoint(bound.value())}, {"tls", api_->tls() ? "true" : "false"}});
-  return Ok{};
+            {{"listen", format_endpoint(api_bound_)}, {"tls", api_->tls() ? "true" : "false"}});
 }
 
 void Daemon::offer_roster_file() {

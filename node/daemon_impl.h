@@ -55,6 +55,7 @@ class Daemon {
   // daemon.cc
   Status<ConfigError> open();
   Status<ConfigError> open_api();
+  void serve_api();
   void offer_roster_file();
   void schedule_tick();
   void on_tick();
@@ -98,6 +99,7 @@ class Daemon {
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> api_work_;
   std::vector<std::thread> api_threads_;
   std::unique_ptr<api::ApiServer> api_;
+  Endpoint api_bound_;  // the address the API's listener is bound to
   api::SnapshotBox snapshots_;
   ProbeStats probe_stats_;
   std::uint64_t api_index_ = 0;  // X-Meshnode-Index: moves with route membership

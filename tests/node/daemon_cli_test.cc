@@ -1,11 +1,14 @@
 // meshnode as a program: --version, --check-config, and every way start-up
 // can fail, each a clear message and an exit code (node/daemon.h), with
-// nothing written to a data dir that is not the node's.
+// nothing written to a data dir that is not the node's, and nothing at all
+// when what fails is not the store.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "node/agent/state_codec.h"
 #include "storage/store.h"
@@ -31,6 +34,21 @@ void append(const std::string& path, const std::string& text) {
 
 bool contains(const std::string& text, const std::string& fragment) {
   return text.find(fragment) != std::string::npos;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Every file under `dir`, by name, with its bytes: two equal maps mean
+// nothing was created, removed or written there (LMDB's lock file too).
+std::map<std::string, std::string> dir_contents(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    files[entry.path().string()] = entry.is_regular_file() ? read_text(entry.path().string()) : "(not a file)";
+  }
+  return files;
 }
 
 TEST_CASE("meshnode --version, --check-config, and usage errors") {
@@ -128,6 +146,69 @@ TEST_CASE("start-up failures: data dir missing, foreign, another node's; key fil
   CHECK(contains(taken.err, "[gossip] listen"));
 }
 
+// A start that fails after the key loaded (a port taken, the API's tokens
+// or certificate) fails before the store is opened: the data dir is as it
+// was, empty or holding the node's store, and no boot counter was taken.
+TEST_CASE("a start that fails on a port, the API's tokens or its certificate writes nothing to the data dir") {
+  DaemonFleet fleet(1, 64);
+  const std::string config = read_text(fleet.config_path(0));
+  std::ofstream(fleet.dir() + "/garbage.pem") << "-----BEGIN CERTIFICATE-----\nnot base64\n";
+  const std::string garbage_cert = "tls_cert_file = \"" + fleet.dir() + "/garbage.pem\"\ntls_key_file = \"" +
+                                   fleet.dir() + "/garbage.pem\"\n";
+  auto start_with = [&](const std::string& text) {
+    std::ofstream(fleet.dir() + "/variant.toml", std::ios::trunc) << text;
+    return meshnode({"--config", fleet.dir() + "/variant.toml"});
+  };
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string text = config;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  auto fail_every_way = [&] {
+    const auto before = dir_contents(fleet.data_dir(0));
+    auto no_tokens = start_with(replaced(fleet.dir() + "/api-tokens", fleet.dir() + "/no-tokens"));
+    CHECK(no_tokens.exit_code == 1);
+    CHECK(contains(no_tokens.err, "[api] token_file"));
+    auto bad_cert = start_with(config + garbage_cert);
+    CHECK(bad_cert.exit_code == 1);
+    CHECK(contains(bad_cert.err, "[api] tls_cert_file"));
+    for (const auto& [port, section] :
+         {std::pair{fleet.api_port(), "[api] listen"}, std::pair{fleet.gossip_port(), "[gossip] listen"}}) {
+      CAPTURE(section);
+      const std::string address = fleet.address(0) + ":" + std::to_string(port);
+      SpawnedProcess squatter({MESHNODE_BINARY_DIR "/tools/standin/meshnode-standin", "listen", "--address", address},
+                              fleet.dir() + "/squatter.log", fleet.dir() + "/squatter.log");
+      REQUIRE(wait_for_port(fleet.address(0), port, std::chrono::seconds(10)));
+      auto taken = start_with(config);
+      CHECK(taken.exit_code == 1);
+      CHECK(contains(taken.err, section));
+    }
+    CHECK(dir_contents(fleet.data_dir(0)) == before);
+  };
+  SUBCASE("a fresh node: the data dir stays empty") {
+    fail_every_way();
+    CHECK(dir_contents(fleet.data_dir(0)).empty());
+  }
+  SUBCASE("a node that ran before: its store is untouched, its boot counter where it was") {
+    {
+      SpawnedProcess n1({kMeshnode, "--config", fleet.config_path(0)}, fleet.dir() + "/n1.log",
+                        fleet.dir() + "/n1.log");
+      REQUIRE(wait_for_port(fleet.address(0), fleet.gossip_port(), std::chrono::seconds(20)));
+      n1.signal(SIGTERM);
+      REQUIRE(n1.wait_exit(std::chrono::seconds(5)).has_value());
+    }
+    REQUIRE(!dir_contents(fleet.data_dir(0)).empty());
+    fail_every_way();
+    // And the next start that holds takes boot counter 2.
+    SpawnedProcess n1({kMeshnode, "--config", fleet.config_path(0)}, fleet.dir() + "/n1b.log",
+                      fleet.dir() + "/n1b.log");
+    REQUIRE(wait_for_port(fleet.address(0), fleet.gossip_port(), std::chrono::seconds(20)));
+    CHECK(DaemonFleet::wait([&] { return contains(read_text(fleet.dir() + "/n1b.log"), "boot 2,"); },
+                            std::chrono::seconds(10)));
+  }
+}
+
 #if MESHNODE_OPENSSL_ON_DEMAND
 TEST_CASE("an API set up for HTTPS where OpenSSL does not load stops meshnode with the reason") {
   // A lean meshnode loads libssl.so.3 only when its API serves HTTPS
@@ -142,6 +223,7 @@ TEST_CASE("an API set up for HTTPS where OpenSSL does not load stops meshnode wi
     return run_process({"/usr/bin/env", "LD_LIBRARY_PATH=" + library_dir, kMeshnode, "--config",
                         fleet.config_path(0)});
   };
+  const auto before = dir_contents(fleet.data_dir(0));
   auto garbage = start_with(libraries.path());
   CHECK(garbage.exit_code == 1);
   CHECK(contains(garbage.err, "[api] HTTPS needs OpenSSL 3 (libssl.so.3), which does not load: " +
@@ -149,6 +231,7 @@ TEST_CASE("an API set up for HTTPS where OpenSSL does not load stops meshnode wi
   auto empty = start_with(MESHNODE_NOT_LIBSSL_DIR);
   CHECK(empty.exit_code == 1);
   CHECK(contains(empty.err, "[api] HTTPS needs OpenSSL 3: libssl.so.3 has no BIO_ctrl"));
+  CHECK(dir_contents(fleet.data_dir(0)) == before);
 }
 #endif
 
