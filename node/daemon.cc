@@ -83,7 +83,8 @@ UnixMs Daemon::wall_now() const {
 // start without touching the data dir comes first (the key, both ports, the
 // API's tokens, OpenSSL and certificate): the store is opened, and a boot
 // counter taken, only once they all hold, so a start that fails leaves the
-// data dir as it was. Nothing that was bound is served before io_.run().
+// data dir as it was. Neither port is served before the agent has started:
+// gossip frames wait for io_.run(), the API's threads for serve_api().
 Status<ConfigError> Daemon::open() {
   if (sodium_init() < 0) return make_error(ConfigError::unreadable, "libsodium failed to initialise");
   auto key = load_secret_key_file(config_.key_file);
