@@ -191,21 +191,15 @@ TEST_CASE("a start that fails on a port, the API's tokens or its certificate wri
     CHECK(dir_contents(fleet.data_dir(0)).empty());
   }
   SUBCASE("a node that ran before: its store is untouched, its boot counter where it was") {
-    {
-      SpawnedProcess n1({kMeshnode, "--config", fleet.config_path(0)}, fleet.dir() + "/n1.log",
-                        fleet.dir() + "/n1.log");
-      REQUIRE(wait_for_port(fleet.address(0), fleet.gossip_port(), std::chrono::seconds(20)));
-      n1.signal(SIGTERM);
-      REQUIRE(n1.wait_exit(std::chrono::seconds(5)).has_value());
-    }
+    fleet.start_daemon(0);
+    REQUIRE(wait_for_port(fleet.address(0), fleet.gossip_port(), std::chrono::seconds(20)));
+    REQUIRE(fleet.stop_daemon(0, std::chrono::seconds(5)).has_value());
+    REQUIRE(contains(fleet.log_text(0), "boot 1,"));
     REQUIRE(!dir_contents(fleet.data_dir(0)).empty());
     fail_every_way();
     // And the next start that holds takes boot counter 2.
-    SpawnedProcess n1({kMeshnode, "--config", fleet.config_path(0)}, fleet.dir() + "/n1b.log",
-                      fleet.dir() + "/n1b.log");
-    REQUIRE(wait_for_port(fleet.address(0), fleet.gossip_port(), std::chrono::seconds(20)));
-    CHECK(DaemonFleet::wait([&] { return contains(read_text(fleet.dir() + "/n1b.log"), "boot 2,"); },
-                            std::chrono::seconds(10)));
+    fleet.start_daemon(0);
+    CHECK(DaemonFleet::wait([&] { return contains(fleet.log_text(0), "boot 2,"); }, std::chrono::seconds(20)));
   }
 }
 
