@@ -130,10 +130,28 @@ struct RawClient {
   std::array<std::uint8_t, 256> scratch{};
 };
 
-// A port nothing listens on right now (bound, then released).
-inline std::uint16_t free_port(boost::asio::io_context& io) {
-  Tcp::acceptor acceptor(io, Tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
-  return acceptor.local_endpoint().port();
-}
+// A port on 127.0.0.1 that refuses every connection while this lives: it
+// is bound and never listens. A port that was merely free a moment ago can
+// be taken by a test running beside this one (ctest -j), and a connect to
+// it then succeeds; this one cannot be: the socket holds it without
+// SO_REUSEADDR, so no other socket binds it and the kernel does not pick it
+// as a connection's source port. release() frees it for a listener.
+class RefusingPort {
+ public:
+  explicit RefusingPort(boost::asio::io_context& io) : acceptor_(io) {
+    acceptor_.open(Tcp::v4());
+    acceptor_.bind(Tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+    endpoint_ = Endpoint{"127.0.0.1", acceptor_.local_endpoint().port()};
+  }
+  const Endpoint& endpoint() const { return endpoint_; }
+  void release() {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+  }
+
+ private:
+  Tcp::acceptor acceptor_;
+  Endpoint endpoint_;
+};
 
 }  // namespace mesh::node::test

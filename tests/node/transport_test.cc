@@ -107,7 +107,8 @@ TEST_CASE("a peer that is down: frames wait, attempts back off, delivered once i
   settings.queue_bytes_max = 10 * 64;  // ten test frames
   TestNode a(io, settings, 1);
   a.start();
-  const Endpoint b_address{"127.0.0.1", free_port(io)};
+  RefusingPort b_port(io);
+  const Endpoint b_address = b_port.endpoint();
 
   for (std::uint32_t i = 0; i < 15; ++i) a.transport.send("b", b_address, test_frame(i));
   CHECK(a.counters().frames_dropped_queue_full == 5);  // at the bound: new frames dropped
@@ -126,6 +127,7 @@ TEST_CASE("a peer that is down: frames wait, attempts back off, delivered once i
   CHECK(link->queued_bytes == 10 * 64);
   CHECK(link->connect_failures_in_row + 1 >= down.connect_attempts);
 
+  b_port.release();
   TransportSettings b_settings = test_settings();
   b_settings.listen = b_address;
   TestNode b(io, b_settings, 2);
@@ -184,7 +186,8 @@ TEST_CASE("stop() with connections, queues and timers outstanding leaves nothing
   boost::asio::io_context io;
   TestNode b(io, test_settings(), 2);
   b.start();
-  const Endpoint down{"127.0.0.1", free_port(io)};
+  RefusingPort refusing(io);
+  const Endpoint down = refusing.endpoint();
   auto a = std::make_unique<TestNode>(io, test_settings(), 1);
   a->start();
   a->transport.send("b", b.address, test_frame(0));
