@@ -68,7 +68,7 @@ struct Fixture {
 
 // Copies the fixture's records into `frame` after room for the header.
 void fill_frame(const Fixture& f, Bytes& frame) {
-  frame.resize(kFrameHeaderBytes);
+  frame.resize(kFrameHeaderBytesMax);
   for (const Bytes& record : f.records) frame.insert(frame.end(), record.begin(), record.end());
 }
 

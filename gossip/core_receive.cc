@@ -29,7 +29,7 @@ Effects GossipCore::Impl::on_message(ByteView frame, UnixMs now) {
     ++counters_.frames_unknown_sender;
     return effects;
   }
-  // Key ids are 8 bytes of the key: two members could share one, and the
+  // Key ids are 4 bytes of the key: two members could share one, and the
   // AEAD then tells which of them sealed the frame.
   LinkError last = LinkError::bad_key;
   for (const auto& [key_id, index] : candidates) {

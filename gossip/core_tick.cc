@@ -179,8 +179,8 @@ void GossipCore::Impl::flush(Effects& effects, UnixMs now) {
   outbox_.drain(config_.frame_budget_bytes, roster.version,
                 [&](std::uint32_t peer, const FrameContent& content) {
     // The plaintext is written after the header room and sealed in place.
-    Bytes frame(kFrameHeaderBytes);
-    std::size_t estimate = kFrameHeaderBytes + kFrameTagBytes + 32 +
+    Bytes frame(kFrameHeaderBytesMax);
+    std::size_t estimate = kFrameHeaderBytesMax + kFrameTagBytes + 32 +
                            (content.ihave.size() + content.graft.size() + content.prune.size()) *
                                kEntryBytesMax +
                            (content.summary ? kSummaryMessageBytes : 0) +

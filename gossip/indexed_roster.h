@@ -36,7 +36,7 @@ struct IndexedRoster {
   std::optional<std::uint32_t> index_of(std::string_view id) const { return members.find(roster, id); }
   // The members whose key has key id `id` (gossip/link.h), indices
   // ascending: usually one, none for a stranger, more if keys collide in
-  // their first 8 bytes (the AEAD then tells them apart).
+  // their first 4 bytes (the AEAD then tells them apart).
   std::span<const std::pair<KeyId, std::uint32_t>> with_key_id(KeyId id) const;
   // The member holding `key`, or nullopt.
   std::optional<std::uint32_t> index_of_key(const PublicKey& key) const;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace mesh::gossip {
 namespace {
@@ -16,10 +17,40 @@ void put_u64(std::uint8_t* out, std::uint64_t value) {
   for (int i = 7; i >= 0; --i, value >>= 8) out[i] = static_cast<std::uint8_t>(value);
 }
 
-std::uint64_t get_u64(const std::uint8_t* in) {
+// Unsigned LEB128: 7 bits a byte, low first, the high bit set on every byte
+// but the last. Returns the bytes written (1 to kVarintBytesMax).
+std::size_t put_varint(std::uint8_t* out, std::uint64_t value) {
+  std::size_t n = 0;
+  while (value >= 0x80) {
+    out[n++] = static_cast<std::uint8_t>(value | 0x80);
+    value >>= 7;
+  }
+  out[n++] = static_cast<std::uint8_t>(value);
+  return n;
+}
+
+std::size_t varint_size(std::uint64_t value) {
+  std::size_t n = 1;
+  for (; value >= 0x80; value >>= 7) ++n;
+  return n;
+}
+
+// Reads a minimal LEB128 varint from `in` at `at`, advancing it; nullopt
+// when it runs past the end, is over 64 bits, or has a redundant last byte
+// (0x00 after a continuation: the same value has a shorter encoding).
+std::optional<std::uint64_t> get_varint(ByteView in, std::size_t& at) {
   std::uint64_t value = 0;
-  for (int i = 0; i < 8; ++i) value = (value << 8) | in[i];
-  return value;
+  for (std::size_t i = 0; i < kVarintBytesMax; ++i) {
+    if (at >= in.size()) return std::nullopt;
+    const std::uint8_t byte = in[at++];
+    if (i == kVarintBytesMax - 1 && byte > 1) return std::nullopt;  // bit 64 and up
+    value |= std::uint64_t{byte & 0x7fu} << (7 * i);
+    if ((byte & 0x80) == 0) {
+      if (i > 0 && byte == 0) return std::nullopt;
+      return value;
+    }
+  }
+  return std::nullopt;
 }
 
 std::array<std::uint8_t, 24> make_nonce(std::uint64_t boot, std::uint64_t counter) {
@@ -31,7 +62,11 @@ std::array<std::uint8_t, 24> make_nonce(std::uint64_t boot, std::uint64_t counte
 
 }  // namespace
 
-KeyId key_id_of(const PublicKey& key) { return get_u64(key.data()); }
+KeyId key_id_of(const PublicKey& key) {
+  KeyId id = 0;
+  for (std::size_t i = 0; i < kKeyIdBytes; ++i) id = (id << 8) | key[i];
+  return id;
+}
 
 const char* to_string(LinkError error) {
   switch (error) {
@@ -45,11 +80,24 @@ const char* to_string(LinkError error) {
 }
 
 Result<FrameHeader, LinkError> parse_frame_header(ByteView frame) {
-  if (frame.size() < kFrameHeaderBytes + kFrameTagBytes) {
+  if (frame.size() < kFrameHeaderBytesMin + kFrameTagBytes) {
     return make_error(LinkError::malformed, "frame shorter than header and tag");
   }
   if (frame[0] != kFrameMagic) return make_error(LinkError::malformed, "unknown frame magic");
-  return FrameHeader{get_u64(&frame[1]), get_u64(&frame[9]), get_u64(&frame[17])};
+  FrameHeader header;
+  for (std::size_t i = 0; i < kKeyIdBytes; ++i) header.sender = (header.sender << 8) | frame[1 + i];
+  std::size_t at = 1 + kKeyIdBytes;
+  const auto boot = get_varint(frame, at);
+  if (!boot) return make_error(LinkError::malformed, "frame boot counter is not a minimal varint");
+  const auto counter = get_varint(frame, at);
+  if (!counter) return make_error(LinkError::malformed, "frame counter is not a minimal varint");
+  if (frame.size() - at < kFrameTagBytes) {
+    return make_error(LinkError::malformed, "frame shorter than header and tag");
+  }
+  header.boot = *boot;
+  header.counter = *counter;
+  header.bytes = at;
+  return header;
 }
 
 bool ReplayWindow::seen_or_too_old(std::uint64_t boot, std::uint64_t counter) const {
@@ -134,29 +182,40 @@ LinkCrypto::PeerLink* LinkCrypto::link_for(const PublicKey& peer) {
 }
 
 Status<LinkError> LinkCrypto::seal_in_place(const PublicKey& peer, Bytes& frame) {
-  MESH_CHECK(frame.size() >= kFrameHeaderBytes, "seal_in_place without header room");
+  MESH_CHECK(frame.size() >= kFrameHeaderBytesMax, "seal_in_place without header room");
   PeerLink* link = link_for(peer);
   if (link == nullptr) return make_error(LinkError::bad_key, "peer key has no X25519 form");
   const std::uint64_t counter = counter_++;
-  frame[0] = kFrameMagic;
-  put_u64(&frame[1], key_id_of(self_public_));
-  put_u64(&frame[9], boot_);
-  put_u64(&frame[17], counter);
-  const std::size_t plaintext_size = frame.size() - kFrameHeaderBytes;
+  // The header goes at the end of the room, right before the plaintext, and
+  // the room it did not use is dropped: one move of the plaintext, cheaper
+  // than the AEAD over it.
+  const std::size_t header_bytes = 1 + kKeyIdBytes + varint_size(boot_) + varint_size(counter);
+  std::uint8_t* header = frame.data() + (kFrameHeaderBytesMax - header_bytes);
+  header[0] = kFrameMagic;
+  const KeyId id = key_id_of(self_public_);
+  for (std::size_t i = 0; i < kKeyIdBytes; ++i) {
+    header[1 + i] = static_cast<std::uint8_t>(id >> (8 * (kKeyIdBytes - 1 - i)));
+  }
+  std::size_t at = 1 + kKeyIdBytes;
+  at += put_varint(header + at, boot_);
+  at += put_varint(header + at, counter);
+  MESH_CHECK(at == header_bytes, "frame header size");
+  frame.erase(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(kFrameHeaderBytesMax - header_bytes));
+  const std::size_t plaintext_size = frame.size() - header_bytes;
   frame.resize(frame.size() + kFrameTagBytes);
   const auto nonce = make_nonce(boot_, counter);
   unsigned long long written = 0;
-  std::uint8_t* text = frame.data() + kFrameHeaderBytes;  // libsodium allows c == m
+  std::uint8_t* text = frame.data() + header_bytes;  // libsodium allows c == m
   crypto_aead_xchacha20poly1305_ietf_encrypt(text, &written, text, plaintext_size, frame.data(),
-                                             kFrameHeaderBytes, nullptr, nonce.data(),
+                                             header_bytes, nullptr, nonce.data(),
                                              link->tx.data());
   MESH_CHECK(written == plaintext_size + kFrameTagBytes, "AEAD output size");
   return Ok{};
 }
 
 Result<Bytes, LinkError> LinkCrypto::seal(const PublicKey& peer, ByteView plaintext) {
-  Bytes frame(kFrameHeaderBytes);
-  frame.reserve(kFrameHeaderBytes + plaintext.size() + kFrameTagBytes);
+  Bytes frame(kFrameHeaderBytesMax);
+  frame.reserve(kFrameHeaderBytesMax + plaintext.size() + kFrameTagBytes);
   frame.insert(frame.end(), plaintext.begin(), plaintext.end());
   if (auto sealed = seal_in_place(peer, frame); !sealed.ok()) return sealed.error();
   return frame;
@@ -169,13 +228,14 @@ Status<LinkError> LinkCrypto::open_into(const PublicKey& peer, const FrameHeader
   if (link->window.seen_or_too_old(header.boot, header.counter)) {
     return make_error(LinkError::replayed, "frame nonce already seen or too old");
   }
-  MESH_CHECK(frame.size() >= kFrameHeaderBytes + kFrameTagBytes, "open of a short frame");
+  MESH_CHECK(header.bytes >= kFrameHeaderBytesMin && frame.size() >= header.bytes + kFrameTagBytes,
+             "open of a short frame");
   const auto nonce = make_nonce(header.boot, header.counter);
-  plaintext.resize(frame.size() - kFrameHeaderBytes - kFrameTagBytes);
+  plaintext.resize(frame.size() - header.bytes - kFrameTagBytes);
   unsigned long long written = 0;
   if (crypto_aead_xchacha20poly1305_ietf_decrypt(
-          plaintext.data(), &written, nullptr, frame.data() + kFrameHeaderBytes,
-          frame.size() - kFrameHeaderBytes, frame.data(), kFrameHeaderBytes, nonce.data(),
+          plaintext.data(), &written, nullptr, frame.data() + header.bytes,
+          frame.size() - header.bytes, frame.data(), header.bytes, nonce.data(),
           link->rx.data()) != 0) {
     plaintext.clear();
     return make_error(LinkError::undecryptable, "frame does not authenticate");

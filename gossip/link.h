@@ -6,8 +6,9 @@
 // (8 B BE) || 8 zero bytes: the boot counter rises at every start and the
 // frame counter at every frame, so a nonce never repeats under one key.
 //
-// Frame = magic (1) || sender key id (8) || boot (8) || counter (8) ||
-//         ciphertext || tag (16). The 25-byte header is the AEAD's additional data.
+// Frame = magic (1) || sender key id (4) || boot (varint) || counter (varint)
+//         || ciphertext || tag (16). The header (7 to 25 bytes) is the AEAD's
+// additional data; varints are unsigned LEB128, minimal (docs/PROTOCOL.md §2).
 #pragma once
 
 #include <array>
@@ -23,20 +24,25 @@
 
 namespace mesh::gossip {
 
-inline constexpr std::uint8_t kFrameMagic = 0xA1;  // frame format 1; a new format takes a new value
-inline constexpr std::size_t kFrameHeaderBytes = 1 + 8 + 8 + 8;
+inline constexpr std::uint8_t kFrameMagic = 0xA2;  // frame format 2; a new format takes a new value
+inline constexpr std::size_t kKeyIdBytes = 4;
+inline constexpr std::size_t kVarintBytesMax = 10;  // a 64-bit value in LEB128
+// A header is 7 bytes (boot and counter below 128) to 25. Callers that seal
+// in place leave kFrameHeaderBytesMax of room before the plaintext.
+inline constexpr std::size_t kFrameHeaderBytesMin = 1 + kKeyIdBytes + 1 + 1;
+inline constexpr std::size_t kFrameHeaderBytesMax = 1 + kKeyIdBytes + 2 * kVarintBytesMax;
 inline constexpr std::size_t kFrameTagBytes = 16;
 inline constexpr std::size_t kReplayWindowFrames = 256;
 
-// The first 8 bytes of an Ed25519 public key, big-endian: names the sender
+// The first 4 bytes of an Ed25519 public key, big-endian: names the sender
 // in a frame header. Roster keys are distinct; a key id shared by two members
 // is resolved by trying each (the AEAD tells which).
-using KeyId = std::uint64_t;
+using KeyId = std::uint32_t;
 KeyId key_id_of(const PublicKey& key);
 
 enum class LinkError {
   oversize,       // over the caller's frame limit
-  malformed,      // shorter than header + tag, or unknown magic
+  malformed,      // shorter than header + tag, unknown magic, or a varint not minimal
   bad_key,        // a key that does not convert to X25519 (not a valid point)
   undecryptable,  // AEAD check failed: tampered, or sealed for another pair
   replayed,       // nonce seen before, or older than the replay window
@@ -47,9 +53,12 @@ struct FrameHeader {
   KeyId sender = 0;
   std::uint64_t boot = 0;
   std::uint64_t counter = 0;
+  std::size_t bytes = 0;  // the header's length: the ciphertext starts here
 };
 
-// Structural parse of the header only. REQUIRES nothing of `frame`.
+// Structural parse of the header only, strict: a varint longer than it
+// needs to be, or over 64 bits, is malformed, so a header has one encoding.
+// The frame must also hold a tag after it. REQUIRES nothing of `frame`.
 Result<FrameHeader, LinkError> parse_frame_header(ByteView frame);
 
 // Per-sender replay protection: the highest (boot, counter) seen and a bitmap
@@ -87,8 +96,9 @@ class LinkCrypto {
   Result<Bytes, LinkError> open(const PublicKey& peer, const FrameHeader& header, ByteView frame);
 
   // The same two without a copy per frame. seal_in_place: `frame` holds
-  // kFrameHeaderBytes of room followed by the plaintext; on success it is
-  // the sealed frame (header written, ciphertext in place, tag appended).
+  // kFrameHeaderBytesMax of room followed by the plaintext; on success it is
+  // the sealed frame (header written, the room it did not use dropped,
+  // ciphertext in place, tag appended).
   // open_into: the plaintext goes to `plaintext` (resized, capacity reused);
   // `restarted`, when given, tells whether the frame is the peer's first
   // since it restarted (a newer boot counter than its earlier frames').
@@ -115,7 +125,7 @@ class LinkCrypto {
   // Every frame sealed or opened looks its peer up: one bucket and one node
   // instead of a walk down a tree of 32-byte compares. Keys are the
   // roster's (a frame's sender is found there first), so their key ids
-  // (the first 8 bytes) spread them.
+  // (the first 4 bytes) spread them.
   struct KeyHash {
     std::size_t operator()(const PublicKey& key) const noexcept;
   };

@@ -10,8 +10,8 @@
 //      does not exist; that same frame again (replayed); then frames of the
 //      same boot with low counters (old frames, replayed).
 // Frames are sealed here from docs/PROTOCOL.md §2 with libsodium directly
-// (crypto_kx session keys, XChaCha20-Poly1305-IETF, the 25-byte header as
-// additional data), not with gossip/link.h: a second implementation of the
+// (crypto_kx session keys, XChaCha20-Poly1305-IETF, the header of format 2
+// as additional data), not with gossip/link.h: a second implementation of the
 // format, and free to pick any counter.
 //
 //   meshnode-e2e-intruder ROSTER_FILE OLD_ROSTER_FILE MEMBER_KEY_FILE MEMBER_BOOT FORGED_ORIGIN
@@ -43,8 +43,14 @@ Bytes read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void put_u64(Bytes& out, std::uint64_t value) {
-  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(value >> shift));
+void put_u64(std::uint8_t* out, std::uint64_t value) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(value >> (56 - 8 * i));
+}
+
+// Unsigned LEB128, 7 bits a byte, low first (§2).
+void put_varint(Bytes& out, std::uint64_t value) {
+  for (; value >= 0x80; value >>= 7) out.push_back(static_cast<std::uint8_t>(value | 0x80));
+  out.push_back(static_cast<std::uint8_t>(value));
 }
 
 // §2: header || XChaCha20-Poly1305-IETF(plaintext) with the sender's tx key
@@ -64,12 +70,13 @@ Bytes seal(const SecretKey& self, const PublicKey& peer, std::uint64_t boot, std
   }
   Bytes frame;
   frame.reserve(25 + plaintext.size() + crypto_aead_xchacha20poly1305_ietf_ABYTES);
-  frame.push_back(0xA1);
-  frame.insert(frame.end(), self_public.begin(), self_public.begin() + 8);
-  put_u64(frame, boot);
-  put_u64(frame, counter);
+  frame.push_back(0xA2);
+  frame.insert(frame.end(), self_public.begin(), self_public.begin() + 4);
+  put_varint(frame, boot);
+  put_varint(frame, counter);
   std::uint8_t nonce[24] = {};
-  std::copy(frame.begin() + 9, frame.begin() + 25, nonce);
+  put_u64(nonce, boot);
+  put_u64(nonce + 8, counter);
   const std::size_t header = frame.size();
   frame.resize(header + plaintext.size() + crypto_aead_xchacha20poly1305_ietf_ABYTES);
   unsigned long long sealed = 0;

@@ -209,7 +209,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_delivery(*core, bytes, false);
     return 0;
   }
-  if (bytes.size() > kFrameBytesMax - kFrameHeaderBytes - kFrameTagBytes) return 0;
+  if (bytes.size() > kFrameBytesMax - kFrameHeaderBytesMax - kFrameTagBytes) return 0;
   check_plaintext_round_trip(bytes);
   LinkCrypto& sender = mode == 2 ? f.fi_hel_1 : f.de_fra_1;
   auto frame = sender.seal(f.roster.servers[kReceiver].key, bytes);

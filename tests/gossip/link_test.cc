@@ -21,12 +21,16 @@ TEST_CASE("a sealed frame opens only at its addressee, once") {
   LinkCrypto link_a(a.secret_key, 7), link_b(b.secret_key, 1), link_c(c.secret_key, 1);
   auto frame = link_a.seal(b.public_key, text("hello"));
   REQUIRE(frame.ok());
-  CHECK(frame->size() == kFrameHeaderBytes + 5 + kFrameTagBytes);
+  CHECK(frame->size() == kFrameHeaderBytesMin + 5 + kFrameTagBytes);
   auto header = parse_frame_header(*frame);
   REQUIRE(header.ok());
   CHECK(header->sender == key_id_of(a.public_key));
   CHECK(header->boot == 7);
   CHECK(header->counter == 0);
+  CHECK(header->bytes == kFrameHeaderBytesMin);
+  // magic, the first 4 bytes of a's key, boot 7, counter 0.
+  CHECK(Bytes(frame->begin(), frame->begin() + 7) ==
+        Bytes{kFrameMagic, a.public_key[0], a.public_key[1], a.public_key[2], a.public_key[3], 7, 0});
 
   // Sealed for b: c (knowing a's key) cannot open it.
   auto at_c = link_c.open(a.public_key, *header, *frame);
@@ -50,8 +54,8 @@ TEST_CASE("both directions of a pair work and use different keys") {
   REQUIRE(ab.ok());
   REQUIRE(ba.ok());
   // Same boot, same counter, same plaintext: only the direction key differs.
-  CHECK(Bytes(ab->begin() + kFrameHeaderBytes, ab->end()) !=
-        Bytes(ba->begin() + kFrameHeaderBytes, ba->end()));
+  CHECK(Bytes(ab->begin() + kFrameHeaderBytesMin, ab->end()) !=
+        Bytes(ba->begin() + kFrameHeaderBytesMin, ba->end()));
   CHECK(link_a.open(b.public_key, *parse_frame_header(*ba), *ba).ok());
   CHECK(link_b.open(a.public_key, *parse_frame_header(*ab), *ab).ok());
 }
@@ -83,22 +87,104 @@ TEST_CASE("retain_only drops the links of keys that left, and a returning key li
 
 TEST_CASE("a tampered header or body does not authenticate") {
   const KeyPair a = test_key(1), b = test_key(2);
-  LinkCrypto link_a(a.secret_key, 1), link_b(b.secret_key, 1);
-  for (std::size_t position : {std::size_t{20}, kFrameHeaderBytes + 1}) {
+  LinkCrypto link_a(a.secret_key, 7), link_b(b.secret_key, 1);
+  // The key id, the boot counter (7 -> 6: a header that parses, naming
+  // another nonce), the ciphertext, the tag.
+  for (std::size_t position : {std::size_t{2}, std::size_t{5}, kFrameHeaderBytesMin + 1, std::size_t{29}}) {
     auto frame = link_a.seal(b.public_key, text("payload"));
     (*frame)[position] ^= 0x01;
-    auto opened = link_b.open(a.public_key, *parse_frame_header(*frame), *frame);
+    auto header = parse_frame_header(*frame);
+    REQUIRE(header.ok());
+    auto opened = link_b.open(a.public_key, *header, *frame);
     REQUIRE_FALSE(opened.ok());
     CHECK(opened.code() == LinkError::undecryptable);
   }
 }
 
-TEST_CASE("frame header parse refuses short frames and a foreign magic") {
-  CHECK(parse_frame_header(Bytes(kFrameHeaderBytes + kFrameTagBytes - 1, 0xA1)).code() ==
-        LinkError::malformed);
-  Bytes frame(64, 0);
-  frame[0] = 0x42;
-  CHECK(parse_frame_header(frame).code() == LinkError::malformed);
+// A header of magic, key id 01020304, then `varints` (already encoded), then
+// a tag's worth of bytes.
+Bytes header_then_tag(const Bytes& varints, std::uint8_t magic = kFrameMagic) {
+  Bytes frame{magic, 1, 2, 3, 4};
+  frame.insert(frame.end(), varints.begin(), varints.end());
+  frame.resize(frame.size() + kFrameTagBytes, 0xee);
+  return frame;
+}
+
+TEST_CASE("frame header parse: minimal LEB128 varints; short, foreign, overlong or past 64 bits refused") {
+  auto ok = parse_frame_header(header_then_tag({0x00, 0x7f}));
+  REQUIRE(ok.ok());
+  CHECK(ok->sender == 0x01020304u);
+  CHECK(ok->boot == 0);
+  CHECK(ok->counter == 127);
+  CHECK(ok->bytes == 7);
+  ok = parse_frame_header(header_then_tag({0x80, 0x01, 0xff, 0xff, 0x03}));  // 128, 65535
+  REQUIRE(ok.ok());
+  CHECK(ok->boot == 128);
+  CHECK(ok->counter == 65535);
+  CHECK(ok->bytes == 10);
+  const Bytes max64{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+  Bytes both = max64;
+  both.insert(both.end(), max64.begin(), max64.end());
+  ok = parse_frame_header(header_then_tag(both));
+  REQUIRE(ok.ok());
+  CHECK(ok->boot == UINT64_MAX);
+  CHECK(ok->counter == UINT64_MAX);
+  CHECK(ok->bytes == kFrameHeaderBytesMax);
+
+  const std::vector<Bytes> refused{
+      {0x80, 0x00, 0x05},  // boot 0 in two bytes: not minimal
+      {0x05, 0x81, 0x00},  // counter 1 in two bytes
+      {0x05, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02},  // bit 64 set
+      {0x05, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x00},  // 11 bytes
+  };
+  for (const Bytes& varints : refused) {
+    CAPTURE(to_hex(varints));
+    CHECK(parse_frame_header(header_then_tag(varints)).code() == LinkError::malformed);
+  }
+  // A counter that never ends: it runs through where the tag should be.
+  Bytes unterminated = header_then_tag({0x05});
+  std::fill(unterminated.begin() + 6, unterminated.end(), 0x80);
+  CHECK(parse_frame_header(unterminated).code() == LinkError::malformed);
+  // A whole header, one byte short of a tag after it.
+  Bytes short_tag = header_then_tag({0x80, 0x01, 0x80, 0x01});
+  short_tag.pop_back();
+  CHECK(parse_frame_header(short_tag).code() == LinkError::malformed);
+  CHECK(parse_frame_header(Bytes(kFrameHeaderBytesMin + kFrameTagBytes - 1, 0x00)).code() == LinkError::malformed);
+  CHECK(parse_frame_header(header_then_tag({0x05, 0x05}, 0xA1)).code() == LinkError::malformed);  // format 1
+  CHECK(parse_frame_header(header_then_tag({0x05, 0x05}, 0x42)).code() == LinkError::malformed);
+  CHECK(parse_frame_header(Bytes{}).code() == LinkError::malformed);
+}
+
+TEST_CASE("the header grows with the boot counter, and every size seals and opens") {
+  const KeyPair a = test_key(1), b = test_key(2);
+  const std::vector<std::pair<std::uint64_t, std::size_t>> boots{
+      {0, 7}, {127, 7}, {128, 8}, {16'383, 8}, {16'384, 9}, {std::uint64_t{1} << 63, 16}, {UINT64_MAX, 16}};
+  for (const auto& [boot, header_bytes] : boots) {
+    CAPTURE(boot);
+    LinkCrypto sender(a.secret_key, boot), receiver(b.secret_key, 1);
+    for (std::uint64_t counter = 0; counter < 3; ++counter) {
+      auto frame = sender.seal(b.public_key, text("payload"));
+      REQUIRE(frame.ok());
+      CHECK(frame->size() == header_bytes + 7 + kFrameTagBytes);
+      auto header = parse_frame_header(*frame);
+      REQUIRE(header.ok());
+      CHECK(header->boot == boot);
+      CHECK(header->counter == counter);
+      CHECK(header->bytes == header_bytes);
+      CHECK(receiver.open(a.public_key, *header, *frame).value() == text("payload"));
+    }
+  }
+  // seal_in_place drops the room the header did not use: the frame starts
+  // with the header and the plaintext follows it.
+  LinkCrypto sender(a.secret_key, 300), receiver(b.secret_key, 1);
+  Bytes frame(kFrameHeaderBytesMax, 0xcc);
+  frame.insert(frame.end(), {'h', 'i'});
+  REQUIRE(sender.seal_in_place(b.public_key, frame).ok());
+  CHECK(frame.size() == 8 + 2 + kFrameTagBytes);
+  CHECK(frame[0] == kFrameMagic);
+  auto header = parse_frame_header(frame);
+  REQUIRE(header.ok());
+  CHECK(receiver.open(a.public_key, *header, frame).value() == text("hi"));
 }
 
 TEST_CASE("replay window: reordered frames open, repeats and old boots do not") {

@@ -212,13 +212,13 @@ TEST_CASE("a roster removing a server drops its report, and says so") {
 
 TEST_CASE("oversize frame") {
   Node node;
-  node.check_unchanged(node.core.on_message(Bytes(kFrameBytesMax + 1, 0xA1), kStartMs));
+  node.check_unchanged(node.core.on_message(Bytes(kFrameBytesMax + 1, kFrameMagic), kStartMs));
   CHECK(node.core.counters().frames_oversize == 1);
 }
 
 TEST_CASE("malformed frames: bad header, and bad plaintext under a valid seal") {
   Node node;
-  node.check_unchanged(node.core.on_message(Bytes{0xA1, 0x00}, kStartMs));
+  node.check_unchanged(node.core.on_message(Bytes{kFrameMagic, 0x00}, kStartMs));
   node.check_unchanged(node.core.on_message(Bytes(80, 0x07), kStartMs));
   CHECK(node.core.counters().frames_malformed == 2);
   LinkCrypto link(test_key(1).secret_key, 1);
@@ -239,7 +239,7 @@ TEST_CASE("frame from a non-member key") {
 }
 
 TEST_CASE("two members share a key id: the AEAD tells them apart") {
-  // s1's roster key starts with the same 8 bytes as s4's (the key id frames
+  // s1's roster key starts with the same 4 bytes as s4's (the key id frames
   // carry) and differs after them, so s1 is the first candidate for s4's
   // frames. A frame from s4 must still open, and one that neither sealed
   // must not.
@@ -259,7 +259,7 @@ TEST_CASE("two members share a key id: the AEAD tells them apart") {
   // (Boot 2: a fresh nonce, so the replay window does not stop it first.)
   LinkCrypto stranger(stranger_key().secret_key, 2);
   auto forged = stranger.seal(test_key(0).public_key, encode_frame_content(content));
-  std::copy(frame->begin() + 1, frame->begin() + 9, forged->begin() + 1);
+  std::copy(frame->begin() + 1, frame->begin() + 1 + kKeyIdBytes, forged->begin() + 1);
   CHECK(core.on_message(*forged, kStartMs).persist.empty());
   CHECK(core.counters().frames_received == 2);
   CHECK(core.counters().frames_undecryptable == 1);

@@ -33,16 +33,22 @@ Bytes hex_bytes(const Json& value) {
 
 KeyPair key_from(const Json& seed) { return key_pair_from_seed(hex_bytes(seed)); }
 
-bool opens(const Bytes& frame, const Bytes& key, Bytes& plaintext) {
-  REQUIRE(frame.size() >= gossip::kFrameHeaderBytes + gossip::kFrameTagBytes);
+// Opens a frame the way docs/PROTOCOL.md §2 says, without gossip/link.h:
+// the header is `header_bytes` long and the nonce is boot || counter (8
+// bytes each, big-endian) || 8 zero bytes.
+bool opens(const Bytes& frame, std::size_t header_bytes, std::uint64_t boot, std::uint64_t counter,
+           const Bytes& key, Bytes& plaintext) {
+  REQUIRE(frame.size() >= header_bytes + gossip::kFrameTagBytes);
   std::array<std::uint8_t, 24> nonce{};
-  std::copy(frame.begin() + 9, frame.begin() + 25, nonce.begin());  // boot || counter || 8 zero bytes
-  plaintext.resize(frame.size() - gossip::kFrameHeaderBytes - gossip::kFrameTagBytes);
+  for (int i = 0; i < 8; ++i) {
+    nonce[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(boot >> (56 - 8 * i));
+    nonce[static_cast<std::size_t>(8 + i)] = static_cast<std::uint8_t>(counter >> (56 - 8 * i));
+  }
+  plaintext.resize(frame.size() - header_bytes - gossip::kFrameTagBytes);
   unsigned long long written = 0;
-  return crypto_aead_xchacha20poly1305_ietf_decrypt(
-             plaintext.data(), &written, nullptr, frame.data() + gossip::kFrameHeaderBytes,
-             frame.size() - gossip::kFrameHeaderBytes, frame.data(), gossip::kFrameHeaderBytes, nonce.data(),
-             key.data()) == 0;
+  return crypto_aead_xchacha20poly1305_ietf_decrypt(plaintext.data(), &written, nullptr, frame.data() + header_bytes,
+                                                    frame.size() - header_bytes, frame.data(), header_bytes,
+                                                    nonce.data(), key.data()) == 0;
 }
 
 }  // namespace
@@ -66,9 +72,13 @@ TEST_CASE("link keys and the sealed frame: the code seals exactly the vector's b
   }
   const Bytes frame = sender.seal(b.public_key, plaintext).value();
   CHECK(to_hex(frame) == f["frame"].get<std::string>());
-  CHECK(to_hex(ByteView(frame).first(gossip::kFrameHeaderBytes)) == f["header"].get<std::string>());
+  const Bytes header_bytes = hex_bytes(f["header"]);
+  CHECK(header_bytes.size() == 7);  // magic, 4 bytes of key id, boot 3 and counter 5 in one byte each
+  CHECK(to_hex(ByteView(frame).first(header_bytes.size())) == f["header"].get<std::string>());
+  CHECK(to_hex(hex_bytes(f["nonce"])) == "000000000000000300000000000000050000000000000000");
   auto header = gossip::parse_frame_header(frame);
   REQUIRE(header.ok());
+  CHECK(header->bytes == header_bytes.size());
   CHECK(header->boot == f["boot_counter"].get<std::uint64_t>());
   CHECK(header->counter == f["frame_counter"].get<std::uint64_t>());
   CHECK(header->sender == gossip::key_id_of(a.public_key));
@@ -77,14 +87,16 @@ TEST_CASE("link keys and the sealed frame: the code seals exactly the vector's b
   const Bytes b_to_a = hex_bytes(keys[a_client ? "server_to_client_key" : "client_to_server_key"]);
   CHECK(to_hex(a_to_b) == f["key"].get<std::string>());
   Bytes opened;
-  CHECK(opens(frame, a_to_b, opened));
+  const std::uint64_t boot = f["boot_counter"].get<std::uint64_t>();
+  const std::uint64_t counter = f["frame_counter"].get<std::uint64_t>();
+  CHECK(opens(frame, header_bytes.size(), boot, counter, a_to_b, opened));
   CHECK(opened == plaintext);
-  CHECK_FALSE(opens(frame, b_to_a, opened));
+  CHECK_FALSE(opens(frame, header_bytes.size(), boot, counter, b_to_a, opened));
   gossip::LinkCrypto receiver(b.secret_key, 1);
   CHECK(receiver.open(a.public_key, *header, frame).value() == plaintext);
   const Bytes reply = receiver.seal(a.public_key, plaintext).value();
   CHECK(gossip::parse_frame_header(reply)->counter == 0);
-  CHECK(opens(reply, b_to_a, opened));
+  CHECK(opens(reply, 7, 1, 0, b_to_a, opened));
 }
 
 TEST_CASE("hash32 and the digest of a record set") {
