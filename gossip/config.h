@@ -71,12 +71,16 @@ struct CoreConfig {
   // roster change: shortcuts for repair across a broken overlay region,
   // while every peer a node talks to stays within a bounded set.
   std::size_t sync_extra_partners = 4;
-  // Overlay repair (gossip/link_watch.h): an overlay link silent (nothing
-  // authenticated from the peer) this long is dead, and a stand-in takes its
-  // place; a link we sent nothing over for keepalive_interval_ms gets an
-  // empty frame, so that a quiet link is never taken for a dead one.
-  DurationMs link_dead_after_ms = 30'000;
-  DurationMs keepalive_interval_ms = 15'000;
+  // Overlay repair (gossip/link_watch.h): a link whose path the transport
+  // reports failed (on_link_failed: TCP timed out) is dead at the next tick,
+  // and one silent (nothing authenticated from the peer) for
+  // link_dead_after_ms is dead too; a stand-in takes its place. A link we
+  // sent nothing over for keepalive_interval_ms gets an empty frame, so a
+  // quiet link is never taken for a dead one and a cut one fails within
+  // keepalive_interval_ms plus the transport's timeout (docs/PROTOCOL.md
+  // §4a has the measurements behind 90 s).
+  DurationMs link_dead_after_ms = 225'000;
+  DurationMs keepalive_interval_ms = 90'000;
 
   // Batching: one frame per peer per tick, filled up to frame_budget_bytes
   // (a single larger body still goes, alone, up to kFrameBytesMax).

@@ -194,6 +194,12 @@ Result<Effects, RecordError> GossipCore::publish(ByteView raw_record, UnixMs now
 }
 Effects GossipCore::on_message(ByteView frame, UnixMs now) { return impl_->on_message(frame, now); }
 Effects GossipCore::on_tick(UnixMs now) { return impl_->on_tick(now); }
+void GossipCore::on_link_failed(std::string_view peer, UnixMs now) {
+  const auto index = index_of(peer);
+  if (!index || index == self_index()) return;
+  ++impl_->counters_.links_failed;
+  impl_->watch_.failed(*index, now);
+}
 const Roster* GossipCore::roster() const { return impl_->store_.roster(); }
 std::shared_ptr<const Roster> GossipCore::shared_roster() const {
   return impl_->store_.shared_roster();

@@ -104,6 +104,12 @@ class GossipCore {
   // only records to persist/erase come back here.
   Effects on_message(ByteView frame, UnixMs now);
 
+  // The transport could not reach `peer`: a connection to it timed out or
+  // frames written to it went unacknowledged (docs/PROTOCOL.md §4a,
+  // "Failed"). Its link is found dead at the next tick, as if silent for
+  // link_dead_after_ms. Unknown ids and this node's own are ignored.
+  void on_link_failed(std::string_view peer, UnixMs now);
+
   // Called every tick_interval_ms: IHAVE timeouts (GRAFT), periodic SYNC, and
   // the flush of every peer's queue into at most one frame per peer.
   Effects on_tick(UnixMs now);

@@ -53,7 +53,7 @@ void GossipCore::Impl::tick_links(UnixMs now) {
 void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, bool restarted,
                                   UnixMs now) {
   const UnixMs last_heard = watch_.last_heard_ms(from);
-  const LinkWatch::Heard heard = watch_.heard(from, now);
+  const LinkWatch::Heard heard = watch_.heard(from, now, config_.link_dead_after_ms, restarted);
   if (heard.retired) {
     peers_.set_all_trees(*heard.retired, false);
     peers_.set_active(*heard.retired, false);

@@ -57,7 +57,8 @@ namespace mesh::gossip {
   X(announce_dropped)          /* an IHAVE entry dropped: announce queue full */        \
   X(missing_dropped)           /* an IHAVE not tracked: missing table full */           \
   /* overlay repair */                                                                  \
-  X(links_dead)                /* overlay neighbours found silent past link_dead_after_ms */ \
+  X(links_failed)              /* paths the transport reported failed (timeouts): dead at the next tick */ \
+  X(links_dead)                /* overlay neighbours found silent past link_dead_after_ms, or failed */ \
   X(links_revived)             /* dead neighbours heard from again */                   \
   X(stand_ins)                 /* peers taken in to stand in for a dead neighbour */    \
   X(keepalives_sent)           /* empty frames on links silent for keepalive_interval_ms */ \

@@ -18,12 +18,14 @@ void LinkWatch::reset(const std::vector<std::uint32_t>& neighbours,
   started_ = false;
 }
 
-LinkWatch::Heard LinkWatch::heard(std::uint32_t peer, UnixMs now) {
+LinkWatch::Heard LinkWatch::heard(std::uint32_t peer, UnixMs now, DurationMs dead_after_ms,
+                                  bool restarted) {
   Heard heard;
   if (peer >= state_.size()) return heard;
   State& state = state_[peer];
   state.last_heard_ms = now;
-  if (!state.dead) return heard;
+  if (restarted) state.failed_ms = -1;
+  if (!state.dead || failed_lately(state, now, dead_after_ms)) return heard;
   state.dead = false;
   heard.revived = state.neighbour;
   heard.retired = std::exchange(state.stand_in_for, std::nullopt);
@@ -35,11 +37,17 @@ void LinkWatch::sent(std::uint32_t peer, UnixMs now) {
   if (peer < state_.size()) state_[peer].last_sent_ms = now;
 }
 
+void LinkWatch::failed(std::uint32_t peer, UnixMs now) {
+  if (peer >= state_.size()) return;
+  state_[peer].failed = true;
+  state_[peer].failed_ms = now;
+}
+
 std::optional<std::uint32_t> LinkWatch::pick_stand_in(UnixMs now, DurationMs dead_after_ms) const {
   std::optional<std::uint32_t> fallback;
   for (std::uint32_t p : order_) {
     const State& state = state_[p];
-    if (state.stand_in || state.dead) continue;
+    if (state.stand_in || state.dead || failed_lately(state, now, dead_after_ms)) continue;
     if (now - state.last_heard_ms <= dead_after_ms) return p;  // heard lately: alive
     if (!fallback) fallback = p;
   }
@@ -58,7 +66,8 @@ LinkWatch::Changes LinkWatch::tick(UnixMs now, DurationMs dead_after_ms) {
     State& neighbour = state_[n];
     if (!neighbour.stand_in_for) continue;
     State& stand_in = state_[*neighbour.stand_in_for];
-    if (now - stand_in.last_heard_ms <= dead_after_ms) continue;
+    if (!stand_in.failed && now - stand_in.last_heard_ms <= dead_after_ms) continue;
+    stand_in.failed = false;
     stand_in.stand_in = false;
     stand_in.dead = true;  // skipped as a stand-in until heard again
     changes.retired.push_back(*neighbour.stand_in_for);
@@ -66,14 +75,16 @@ LinkWatch::Changes LinkWatch::tick(UnixMs now, DurationMs dead_after_ms) {
   }
   for (std::uint32_t n : neighbours_) {
     State& neighbour = state_[n];
-    if (!neighbour.dead && now - neighbour.last_heard_ms > dead_after_ms) {
+    if (!neighbour.dead && (neighbour.failed || now - neighbour.last_heard_ms > dead_after_ms)) {
       neighbour.dead = true;
       changes.died.push_back(n);
     }
+    neighbour.failed = false;
     if (!neighbour.dead || neighbour.stand_in_for) continue;
     if (auto pick = pick_stand_in(now, dead_after_ms)) {
       state_[*pick].stand_in = true;
       state_[*pick].dead = false;
+      state_[*pick].failed = false;  // an old report: it failed over dead_after_ms ago
       state_[*pick].last_heard_ms = now;  // give it dead_after_ms to answer
       neighbour.stand_in_for = *pick;
       changes.stand_ins.emplace_back(n, *pick);

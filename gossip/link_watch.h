@@ -4,12 +4,17 @@
 //
 // A link is alive while an authenticated frame arrived from the peer within
 // dead_after_ms (every link carries a keepalive when nothing else went over
-// it for keepalive_ms, so a quiet link is not a dead one). A dead overlay
+// it for keepalive_ms, so a quiet link is not a dead one), and until the
+// transport reports its path failed: a link whose frames time out is dead
+// at the next tick, without waiting out the silence. A dead overlay
 // neighbour gets a stand-in: the first peer of a fixed random order (drawn
 // from the core's seed at each roster) that is neither a neighbour, nor a
-// stand-in already, nor known dead, preferring peers heard from recently, as
-// HyParView refills its active view from its passive view. A neighbour heard
-// from again is alive again and its stand-in is retired. At most one
+// stand-in already, nor known dead or failed lately, preferring peers heard
+// from recently, as HyParView refills its active view from its passive view.
+// A neighbour heard from again is alive again and its stand-in is retired,
+// unless its path failed within dead_after_ms and it did not restart: a
+// path that carries the peer's frames to us but not ours to it (a stateful
+// firewall on one side) stays dead instead of flapping. At most one
 // stand-in per neighbour: the active links never exceed twice the overlay
 // degree.
 #pragma once
@@ -38,13 +43,20 @@ class LinkWatch {
              std::uint32_t servers, Rng& rng);
 
   // An authenticated frame from `peer`. A dead neighbour revives, and its
-  // stand-in (if it had one) is retired.
+  // stand-in (if it had one) is retired, when its path has not failed
+  // within dead_after_ms or when the frame is the first of its new boot
+  // (`restarted`: what failed was most likely the machine, now back).
   struct Heard {
     bool revived = false;                  // a dead overlay neighbour is alive again
     std::optional<std::uint32_t> retired;  // its stand-in, no longer needed
   };
-  Heard heard(std::uint32_t peer, UnixMs now);
+  Heard heard(std::uint32_t peer, UnixMs now, DurationMs dead_after_ms, bool restarted = false);
   void sent(std::uint32_t peer, UnixMs now);
+  // The transport could not reach `peer`: a connection to it timed out,
+  // or frames written to it went unacknowledged (docs/PROTOCOL.md §4a,
+  // "Failed"). An active link (a live neighbour or a stand-in) is found
+  // dead at the next tick, and stays dead for dead_after_ms whatever is heard.
+  void failed(std::uint32_t peer, UnixMs now);
   // True when an empty frame from `peer` should be answered with one: we
   // sent it nothing for keepalive_ms (so a stand-in that took us in hears
   // from us, and we from it, even when no record flows).
@@ -76,11 +88,16 @@ class LinkWatch {
     bool neighbour = false;
     bool stand_in = false;
     bool dead = false;
+    bool failed = false;    // a failure reported, not yet acted on by tick()
+    UnixMs failed_ms = -1;  // the last failure reported (-1: none)
     std::optional<std::uint32_t> stand_in_for;  // on a dead neighbour: its stand-in
     UnixMs last_heard_ms = 0;
     UnixMs last_sent_ms = 0;
   };
   std::optional<std::uint32_t> pick_stand_in(UnixMs now, DurationMs dead_after_ms) const;
+  static bool failed_lately(const State& state, UnixMs now, DurationMs dead_after_ms) {
+    return state.failed_ms >= 0 && now - state.failed_ms <= dead_after_ms;
+  }
 
   std::vector<State> state_;            // by roster index
   std::vector<std::uint32_t> neighbours_;

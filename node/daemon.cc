@@ -91,8 +91,12 @@ Status<ConfigError> Daemon::open() {
   if (!key) return make_error(ConfigError::unreadable, "key file '" + config_.key_file + "': " + key.message());
   transport_ = std::make_unique<Transport>(
       io_, [this](std::function<void()> task) { boost::asio::post(strand_, std::move(task)); },
-      transport_settings(config_.gossip), os_random_seed(), [this](Bytes frame) {
+      transport_settings(config_.gossip), os_random_seed(),
+      [this](Bytes frame) {
         if (!stopping_) apply(agent_->on_frame(frame, wall_now()));
+      },
+      [this](const ServerId& peer) {
+        if (!stopping_) agent_->on_link_failed(peer, wall_now());
       });
   auto listening = transport_->start();
   if (!listening) return make_error(ConfigError::bad_value, "[gossip] listen: " + listening.message());

@@ -20,6 +20,9 @@ void count_close(AtomicTransportCounters& counters, CloseReason reason) {
   switch (reason) {
     case CloseReason::peer_closed: return count(counters.connections_closed_by_peer);
     case CloseReason::io_error: return count(counters.connections_closed_error);
+    case CloseReason::timed_out:
+      count(counters.connections_closed_error);
+      return count(counters.connections_timed_out);
     case CloseReason::oversize: return count(counters.frames_oversize);
     case CloseReason::read_timeout: return count(counters.frames_read_timeout);
     case CloseReason::silent: return count(counters.inbound_silent_closed);
@@ -77,7 +80,10 @@ void FrameConnection::post_close(CloseReason reason) {
 
 void FrameConnection::on_io_error(const ErrorCode& error) {
   if (!open_ || error == boost::asio::error::operation_aborted) return;
-  close(error == boost::asio::error::eof ? CloseReason::peer_closed : CloseReason::io_error);
+  if (error == boost::asio::error::eof) return close(CloseReason::peer_closed);
+  const bool path = error == boost::asio::error::timed_out || error == boost::asio::error::host_unreachable ||
+                    error == boost::asio::error::network_unreachable;
+  close(path ? CloseReason::timed_out : CloseReason::io_error);
 }
 
 // --- reading ---------------------------------------------------------------

@@ -35,6 +35,7 @@ namespace mesh::node {
 enum class CloseReason {
   peer_closed,    // EOF from the other side
   io_error,       // a read, write or socket error
+  timed_out,      // data unacknowledged for user_timeout_ms (ETIMEDOUT), or the host unreachable
   oversize,       // a prefix announced 0 or more than frame_bytes_max
   read_timeout,   // a frame started did not finish within read_timeout_ms
   silent,         // an accepted connection sent no whole frame within read_timeout_ms

@@ -86,6 +86,7 @@ void PeerLink::pump() {
 void PeerLink::do_resolve() {
   state_ = State::connecting;
   const std::uint64_t attempt = ++attempt_;
+  attempt_path_failed_ = false;
   to_ = to_next_;
   count(context_->counters.connect_attempts);
   connect_timer_.expires_after(ms(context_->settings.connect_timeout_ms));
@@ -103,7 +104,7 @@ void PeerLink::do_resolve() {
 void PeerLink::on_resolve(const ErrorCode& error, const Tcp::resolver::results_type& results,
                           std::uint64_t attempt) {
   if (attempt != attempt_ || state_ != State::connecting) return;
-  if (error) return on_attempt_failed();
+  if (error) return on_attempt_failed();  // a name that does not resolve: not the path
   candidates_.clear();
   for (const auto& entry : results) candidates_.push_back(entry.endpoint());
   candidate_index_ = 0;
@@ -122,6 +123,11 @@ void PeerLink::do_connect_next() {
     socket_.open(target.protocol(), error);
     if (!error && source) socket_.bind(Tcp::endpoint(*source, 0), error);
     if (error) continue;
+    // Data unacknowledged this long breaks the connection (ETIMEDOUT), so a
+    // path cut while the connection was open is found, and reported, within
+    // it rather than after the kernel's 15 retransmissions (~15 minutes).
+    ErrorCode ignored;
+    socket_.set_option(UserTimeout(static_cast<int>(context_->settings.user_timeout_ms)), ignored);
     socket_.async_connect(target, [self = shared_from_this(), attempt = attempt_](const ErrorCode& e) {
       self->on_connect(e, attempt);
     });
@@ -132,7 +138,14 @@ void PeerLink::do_connect_next() {
 
 void PeerLink::on_connect(const ErrorCode& error, std::uint64_t attempt) {
   if (attempt != attempt_ || state_ != State::connecting) return;
-  if (error) return do_connect_next();
+  if (error) {
+    // No answer, or the host unreachable: the path. Refused: the host answered.
+    if (error == boost::asio::error::timed_out || error == boost::asio::error::host_unreachable ||
+        error == boost::asio::error::network_unreachable) {
+      attempt_path_failed_ = true;
+    }
+    return do_connect_next();
+  }
   on_connected();
 }
 
@@ -140,6 +153,7 @@ void PeerLink::on_connect_deadline(const ErrorCode& error, std::uint64_t attempt
   if (error == boost::asio::error::operation_aborted) return;
   if (attempt != attempt_ || state_ != State::connecting) return;
   count(context_->counters.connect_timeouts);
+  attempt_path_failed_ = true;
   on_attempt_failed();
 }
 
@@ -151,6 +165,7 @@ void PeerLink::on_attempt_failed() {
   connect_timer_.cancel();
   count(context_->counters.connect_failures);
   failures_.fetch_add(1, std::memory_order_relaxed);
+  if (attempt_path_failed_) context_->report_path_failed(peer_);
   do_backoff();
 }
 
@@ -202,7 +217,10 @@ void PeerLink::on_written() {
 // Frames still queued when a connection breaks: reconnect at once if the
 // connection had delivered a frame since the last failure, else back off
 // (a peer that accepts and drops us is treated like one that refuses).
-void PeerLink::on_connection_closed(CloseReason) {
+void PeerLink::on_connection_closed(CloseReason reason) {
+  if (reason == CloseReason::timed_out || reason == CloseReason::write_timeout) {
+    context_->report_path_failed(peer_);
+  }
   connection_.reset();
   connected_ = false;
   if (state_ == State::closed) return;

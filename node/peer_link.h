@@ -18,6 +18,9 @@
 #include <memory>
 #include <vector>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -56,6 +59,7 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
  private:
   using ErrorCode = boost::system::error_code;
   using Tcp = boost::asio::ip::tcp;
+  using UserTimeout = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_USER_TIMEOUT>;
   enum class State { idle, connecting, connected, backing_off, closed };
 
   void on_send(Endpoint to, std::shared_ptr<const Bytes> frame);
@@ -91,6 +95,7 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   std::uint64_t attempt_ = 0;               // identifies the attempt a handler belongs to
   std::vector<Tcp::endpoint> candidates_;   // resolved addresses of this attempt
   std::size_t candidate_index_ = 0;
+  bool attempt_path_failed_ = false;        // this attempt timed out or found the host unreachable
   std::deque<std::shared_ptr<const Bytes>> queue_;  // front: being written when connected
   Rng rng_;
 

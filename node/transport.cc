@@ -51,12 +51,14 @@ struct Transport::Impl {
 
 Transport::Transport(boost::asio::io_context& io, DaemonPost post_to_daemon,
                      TransportSettings settings, std::uint64_t jitter_seed,
-                     std::function<void(Bytes frame)> on_frame)
+                     std::function<void(Bytes frame)> on_frame,
+                     std::function<void(const ServerId& peer)> on_path_failed)
     : impl_(std::make_unique<Impl>()) {
   impl_->jitter_seed = jitter_seed;
   auto source = parse_source(settings.source_address, impl_->settings_error);
   impl_->context = std::make_shared<TransportContext>(io, std::move(post_to_daemon), std::move(settings),
-                                                      std::move(source), std::move(on_frame));
+                                                      std::move(source), std::move(on_frame),
+                                                      std::move(on_path_failed));
   impl_->listener = std::make_shared<Listener>(impl_->context);
 }
 

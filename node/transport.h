@@ -43,8 +43,14 @@ class Transport {
   // `post_to_daemon`: how a received frame reaches the daemon's strand;
   // on_frame(frame) runs there with each whole frame, in the order of its
   // connection. `jitter_seed`: seeds the reconnect jitter (one mesh::Rng per peer).
+  // on_path_failed(peer), when given, runs there when the path to `peer`
+  // failed: a connect timed out or found the host unreachable, or an
+  // outgoing connection's data went unacknowledged for user_timeout_ms
+  // (TCP_USER_TIMEOUT) or its write for write_timeout_ms. A refused or
+  // reset connection is not one: the host answered (its daemon is down).
   Transport(boost::asio::io_context& io, DaemonPost post_to_daemon, TransportSettings settings,
-            std::uint64_t jitter_seed, std::function<void(Bytes frame)> on_frame);
+            std::uint64_t jitter_seed, std::function<void(Bytes frame)> on_frame,
+            std::function<void(const ServerId& peer)> on_path_failed = nullptr);
   ~Transport();  // stop()
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;

@@ -24,12 +24,22 @@ TransportContext::TransportContext(boost::asio::io_context& io_context,
                                    DaemonPost post_to_daemon_strand,
                                    TransportSettings transport_settings,
                                    std::optional<boost::asio::ip::address> source,
-                                   std::function<void(Bytes)> on_frame)
+                                   std::function<void(Bytes)> on_frame,
+                                   std::function<void(const ServerId&)> on_path_failed)
     : io(io_context),
       post_to_daemon(std::move(post_to_daemon_strand)),
       settings(std::move(transport_settings)),
       source_address(std::move(source)),
-      on_frame_(std::move(on_frame)) {}
+      on_frame_(std::move(on_frame)),
+      on_path_failed_(std::move(on_path_failed)) {}
+
+void TransportContext::report_path_failed(const ServerId& peer) {
+  count(counters.paths_failed);
+  if (!on_path_failed_) return;
+  post_to_daemon([self = shared_from_this(), peer] {
+    if (!self->stopped_) self->on_path_failed_(peer);
+  });
+}
 
 void TransportContext::deliver(Bytes frame, std::function<void()> resume) {
   // std::function needs a copyable task: the frame travels in a shared_ptr.

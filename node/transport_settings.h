@@ -24,6 +24,10 @@ struct TransportSettings {
   DurationMs read_timeout_ms = 30'000;     // a frame started must be read whole within this (slowloris);
                                            // an accepted connection must deliver its first frame within it
   DurationMs write_timeout_ms = 30'000;    // a frame handed to the socket must be written within this
+  // TCP_USER_TIMEOUT of outgoing connections: data written and not
+  // acknowledged this long breaks the connection, and the path counts as
+  // failed (reported to the gossip core, docs/PROTOCOL.md §4a "Failed").
+  DurationMs user_timeout_ms = 20'000;
   std::size_t queue_bytes_max = 8u << 20;  // per peer; at the bound new frames are dropped and counted
   DurationMs backoff_min_ms = 1'000;       // reconnect delay after the first failure: [min, 2 min]
   DurationMs backoff_max_ms = 60'000;      // ceiling of the exponential backoff
@@ -65,6 +69,8 @@ enum class TransportError {
   X(connections_idle_closed)      /* closed after idle_timeout_ms with no frame either way */ \
   X(connections_closed_by_peer)   /* the other side closed (EOF) */                           \
   X(connections_closed_error)     /* a read, write or socket error closed the connection */   \
+  X(connections_timed_out)        /* of those, outgoing ones whose data went unacknowledged for user_timeout_ms, or unreachable */ \
+  X(paths_failed)                 /* connects timed out or unreachable, connections timed out: reported to the gossip core */ \
   X(links_retired)                /* outgoing links closed because retain_peers() left them out */ \
   X(accept_errors)                /* accept() failed (e.g. out of descriptors); retried after a pause */
 

@@ -210,6 +210,8 @@ AgentEffects Agent::on_frame(ByteView frame, UnixMs now) {
   return out;
 }
 
+void Agent::on_link_failed(std::string_view peer, UnixMs now) { impl_->core_.on_link_failed(peer, now); }
+
 AgentEffects Agent::on_tick(UnixMs now) {
   Impl& impl = *impl_;
   impl.volume_.roll(now);

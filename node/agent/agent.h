@@ -98,6 +98,11 @@ class Agent {
   // report schedule (self-check requests), due probes, verdict refresh.
   AgentEffects on_tick(UnixMs now);
 
+  // The transport could not reach `peer` (a connection timed out, or frames
+  // went unacknowledged): its gossip link is dead from the next tick
+  // (gossip::GossipCore::on_link_failed).
+  void on_link_failed(std::string_view peer, UnixMs now);
+
   // What a requested probe found (the shell answers every request once).
   AgentEffects on_probe_outcome(const ProbeOutcome& outcome, UnixMs now);
 

@@ -127,10 +127,14 @@ TEST_CASE("no IHAVE goes to a peer that announced the record to us") {
 }
 
 TEST_CASE("a neighbour back from a restart or a dead spell is announced what it missed") {
-  // SYNC is kept out: without the catch-up, s2 would wait for it.
+  // SYNC is kept out: without the catch-up, s2 would wait for it. The
+  // dead spell is found by silence alone (no transport here to report a
+  // failed path), so the dead window is short.
   const auto tune = [](CoreConfig& config) {
     config.ihave_timeout_ms = 1'000;
     config.sync_interval_ms = 3'600'000;
+    config.keepalive_interval_ms = 15'000;
+    config.link_dead_after_ms = 30'000;
   };
   Network net(3, 31, tune);
   const Bytes roster = signed_roster(make_roster(1, 3));

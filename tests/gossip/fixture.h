@@ -80,7 +80,9 @@ inline CoreConfig config_for(std::uint32_t i, std::uint64_t boot = 1) {
 
 // N cores on one virtual network. Frames sent during a step are delivered
 // at the next step, in an order shuffled by the seed; `down` nodes neither
-// send nor receive (their frames are lost).
+// send nor receive (their frames are lost). With `report_cuts`, a frame lost
+// to `cut` is reported to its sender as a failed path (on_link_failed), as
+// the daemon's transport does once TCP times out.
 class Network {
  public:
   // `tune` may change each core's config (fanouts, intervals) before it starts.
@@ -103,7 +105,10 @@ class Network {
   void take(std::uint32_t from, Effects effects) {
     if (down[from]) return;
     for (auto& out : effects.send) {
-      if (cut && cut(from, out.to)) continue;  // lost on the link
+      if (cut && cut(from, out.to)) {  // lost on the link
+        if (report_cuts) cores[from]->on_link_failed(server_name(out.to), now);
+        continue;
+      }
       if (late && late(from, out.to)) {
         late_.push_back({out.to, std::move(out.frame)});  // arrives one tick after the others
         continue;
@@ -143,6 +148,7 @@ class Network {
   std::vector<std::unique_ptr<GossipCore>> cores;
   std::vector<bool> down;
   std::function<bool(std::uint32_t from, std::uint32_t to)> cut;  // true: the frame is lost
+  bool report_cuts = false;  // a frame lost to `cut` is reported to its sender (on_link_failed)
   std::function<bool(std::uint32_t from, std::uint32_t to)> late;  // true: one tick late
   UnixMs now = kStartMs;
 

@@ -30,10 +30,10 @@ TEST_CASE("link watch: silent neighbours die, stand-ins come from the passive vi
   for (std::uint32_t i = 1; i < 20; ++i) peers.push_back(i);
   watch.reset(neighbours, peers, 20, rng);
   CHECK(watch.tick(kT, kDead).empty());  // the first tick starts the clocks
-  for (std::uint32_t n : {2u, 5u, 7u}) watch.heard(n, kT + 20'000);
+  for (std::uint32_t n : {2u, 5u, 7u}) watch.heard(n, kT + 20'000, kDead);
   // Every peer outside the overlay was heard lately: any is a fine stand-in.
   for (std::uint32_t p : peers) {
-    if (std::find(neighbours.begin(), neighbours.end(), p) == neighbours.end()) watch.heard(p, kT + 25'000);
+    if (std::find(neighbours.begin(), neighbours.end(), p) == neighbours.end()) watch.heard(p, kT + 25'000, kDead);
   }
   auto changes = watch.tick(kT + 31'000, kDead);
   REQUIRE(changes.died == std::vector<std::uint32_t>{9});
@@ -46,11 +46,11 @@ TEST_CASE("link watch: silent neighbours die, stand-ins come from the passive vi
   CHECK(watch.stand_in(stand_in));
   CHECK(watch.dead_count() == 1);
   // Nothing new while nothing changes.
-  watch.heard(stand_in, kT + 40'000);
-  for (std::uint32_t n : {2u, 5u, 7u}) watch.heard(n, kT + 40'000);
+  watch.heard(stand_in, kT + 40'000, kDead);
+  for (std::uint32_t n : {2u, 5u, 7u}) watch.heard(n, kT + 40'000, kDead);
   CHECK(watch.tick(kT + 41'000, kDead).empty());
   // The dead neighbour speaks again: alive, and its stand-in retires.
-  const LinkWatch::Heard heard = watch.heard(9, kT + 45'000);
+  const LinkWatch::Heard heard = watch.heard(9, kT + 45'000, kDead);
   CHECK(heard.revived);
   REQUIRE(heard.retired.has_value());
   CHECK(*heard.retired == stand_in);
@@ -62,9 +62,9 @@ TEST_CASE("link watch: silent neighbours die, stand-ins come from the passive vi
   Rng rng_again(7);
   again.reset(neighbours, peers, 20, rng_again);
   again.tick(kT, kDead);
-  for (std::uint32_t n : {2u, 5u, 7u}) again.heard(n, kT + 20'000);
+  for (std::uint32_t n : {2u, 5u, 7u}) again.heard(n, kT + 20'000, kDead);
   for (std::uint32_t p : peers) {
-    if (std::find(neighbours.begin(), neighbours.end(), p) == neighbours.end()) again.heard(p, kT + 25'000);
+    if (std::find(neighbours.begin(), neighbours.end(), p) == neighbours.end()) again.heard(p, kT + 25'000, kDead);
   }
   CHECK(again.tick(kT + 31'000, kDead).stand_ins[0].second == stand_in);
 }
@@ -92,6 +92,85 @@ TEST_CASE("link watch: a silent stand-in is replaced; never more stand-ins than 
   const auto due = watch.keepalives_due(now + kDead, 10'000, kDead);
   for (std::uint32_t n : neighbours) CHECK(std::find(due.begin(), due.end(), n) != due.end());
   CHECK(due.size() <= 2 * neighbours.size());
+}
+
+TEST_CASE("link watch: a failed path is dead at the next tick, and stays dead for the dead window") {
+  LinkWatch watch;
+  Rng rng(7);
+  const std::vector<std::uint32_t> neighbours = {2, 5, 7, 9};
+  std::vector<std::uint32_t> peers;
+  for (std::uint32_t i = 1; i < 20; ++i) peers.push_back(i);
+  watch.reset(neighbours, peers, 20, rng);
+  watch.tick(kT, kDead);
+  auto hear_everyone = [&](UnixMs at) {
+    for (std::uint32_t p : peers) watch.heard(p, at, kDead);
+  };
+  hear_everyone(kT + 1'000);
+  // The transport found the paths to 9 (a neighbour) and to 3 and 4 (not
+  // neighbours) failed. Heard a moment later (a stateful firewall lets its
+  // frames in): 9 still dies at the next tick, long before the dead window.
+  watch.failed(9, kT + 2'000);
+  watch.failed(3, kT + 2'000);
+  watch.failed(4, kT + 2'000);
+  hear_everyone(kT + 2'500);
+  auto changes = watch.tick(kT + 3'000, kDead);
+  REQUIRE(changes.died == std::vector<std::uint32_t>{9});
+  REQUIRE(changes.stand_ins.size() == 1);
+  const std::uint32_t stand_in = changes.stand_ins[0].second;
+  // Peers that failed lately are not stand-ins.
+  CHECK(stand_in != 3);
+  CHECK(stand_in != 4);
+  CHECK(watch.dead(9));
+  // Heard within the dead window of its failure: still dead, still stood in for.
+  const LinkWatch::Heard early = watch.heard(9, kT + 10'000, kDead);
+  CHECK_FALSE(early.revived);
+  CHECK(watch.dead(9));
+  CHECK(watch.stand_in(stand_in));
+  CHECK(watch.tick(kT + 11'000, kDead).empty());
+  // A failed stand-in is retired at the next tick and replaced.
+  hear_everyone(kT + 12'000);
+  watch.failed(stand_in, kT + 12'500);
+  changes = watch.tick(kT + 13'000, kDead);
+  CHECK(changes.retired == std::vector<std::uint32_t>{stand_in});
+  REQUIRE(changes.stand_ins.size() == 1);
+  CHECK(changes.stand_ins[0].first == 9);
+  const std::uint32_t second = changes.stand_ins[0].second;
+  CHECK(second != stand_in);
+  CHECK(watch.stand_in_count() == 1);
+  // Past the dead window, a frame from 9 revives it and retires its stand-in.
+  const LinkWatch::Heard late = watch.heard(9, kT + 2'000 + kDead + 1, kDead);
+  CHECK(late.revived);
+  REQUIRE(late.retired.has_value());
+  CHECK(*late.retired == second);
+  CHECK_FALSE(watch.dead(9));
+  // The reports were acted on once: nothing more happens while all are heard.
+  hear_everyone(kT + 40'000);
+  CHECK(watch.tick(kT + 41'000, kDead).empty());
+  // An old report on a peer that was never active does not count against it
+  // once the window has passed: 3 and 4 can stand in again.
+  watch.failed(2, kT + 42'000);
+  changes = watch.tick(kT + 42'500, kDead);
+  REQUIRE(changes.stand_ins.size() == 1);
+  CHECK_FALSE(watch.dead(changes.stand_ins[0].second));
+  CHECK(watch.tick(kT + 43'000, kDead).retired.empty());  // its old flag does not retire it
+}
+
+TEST_CASE("a core told that a neighbour's path failed takes a stand-in at its next tick") {
+  Network net(6, 5);
+  net.load_all(signed_roster(make_roster(1, 6)));
+  net.run(5);
+  GossipCore& core = *net.cores[0];
+  const auto neighbours = core.eager_peers();
+  REQUIRE_FALSE(neighbours.empty());
+  const ServerId failed = core.roster()->servers[neighbours[0]].id;
+  core.on_link_failed(failed, net.now);
+  core.on_link_failed("no-such-server", net.now);       // ignored
+  core.on_link_failed(core.roster()->servers[0].id, net.now);  // itself: ignored
+  CHECK(core.counters().links_failed == 1);
+  CHECK(core.counters().links_dead == 0);
+  (void)core.on_tick(net.now + 1);
+  CHECK(core.counters().links_dead == 1);
+  CHECK(core.counters().stand_ins == 1);
 }
 
 TEST_CASE("a keepalive is an empty frame; the receiver takes it and answers once") {
@@ -163,13 +242,15 @@ struct CutResult {
 
 // 40 cores; at 60 s every link between core 0 and its overlay neighbours is
 // cut both ways. Then each of 10 far cores publishes a record in turn: how
-// long until core 0 holds it? `repair`: the default link_dead_after_ms, or
-// repair off (a deadline longer than the run).
+// long until core 0 holds it? `repair`: the default config, the lost frames
+// reported to their senders as failed paths (as the transport does); or
+// repair off (no reports, a dead window longer than the run).
 CutResult cut_neighbours(bool repair) {
   constexpr std::uint32_t kNodes = 40;
   Network net(kNodes, 11, [&](CoreConfig& config) {
     if (!repair) config.link_dead_after_ms = 1'000'000'000;
   });
+  net.report_cuts = repair;
   net.load_all(signed_roster(make_roster(1, kNodes)));
   for (std::uint32_t i = 0; i < kNodes; ++i) {
     auto effects = net.cores[i]->publish(signed_report(i, 1, net.now), net.now);
@@ -184,7 +265,9 @@ CutResult cut_neighbours(bool repair) {
     return (a == 0 && std::count(cut.begin(), cut.end(), b)) || (b == 0 && std::count(cut.begin(), cut.end(), a));
   };
   net.cut = is_cut;
-  net.run(45);  // past link_dead_after_ms: repair has acted
+  // Past the keepalive interval: every cut link carried a frame, failed, and
+  // repair has acted.
+  net.run(static_cast<int>(CoreConfig{}.keepalive_interval_ms / 1'000) + 5);
   CutResult result;
   std::uint64_t seq = 2;
   for (std::uint32_t origin = kNodes - 10; origin < kNodes; ++origin, ++seq) {
@@ -197,7 +280,8 @@ CutResult cut_neighbours(bool repair) {
   }
   result.stand_ins = net.cores[0]->counters().stand_ins;
   net.cut = nullptr;  // the block lifts
-  net.run(90);
+  // Revival waits a dead window after the last failure reported.
+  net.run(static_cast<int>(CoreConfig{}.link_dead_after_ms / 1'000) + 90);
   result.revived = net.cores[0]->counters().links_revived;
   return result;
 }

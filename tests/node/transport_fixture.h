@@ -78,7 +78,8 @@ inline Bytes test_frame(std::uint32_t index, std::size_t size = 64) {
 struct TestNode {
   TestNode(boost::asio::io_context& io, TransportSettings settings, std::uint64_t seed = 1)
       : transport(io, post_to(io), std::move(settings), seed,
-                  [this](Bytes frame) { received.push_back(std::move(frame)); }) {}
+                  [this](Bytes frame) { received.push_back(std::move(frame)); },
+                  [this](const ServerId& peer) { failed_paths.push_back(peer); }) {}
 
   Endpoint start() {
     auto bound = transport.start();
@@ -88,7 +89,8 @@ struct TestNode {
   }
   TransportCounters counters() const { return transport.stats().counters; }
 
-  std::vector<Bytes> received;  // before `transport`: its callback writes here
+  std::vector<Bytes> received;  // before `transport`: its callbacks write here
+  std::vector<ServerId> failed_paths;  // on_path_failed, in order
   Transport transport;
   Endpoint address;
 };

@@ -211,3 +211,53 @@ TEST_CASE("stop() with connections, queues and timers outstanding leaves nothing
   io.run_for(kPatience);
   CHECK(io.stopped());
 }
+
+TEST_CASE("a path that fails is reported: a connect with no answer, a peer that stops reading; a refusal is not") {
+  boost::asio::io_context io;
+  TransportSettings settings = test_settings();
+  settings.connect_timeout_ms = 300;
+  settings.queue_bytes_max = 64u << 20;
+  TestNode a(io, settings, 1);
+  a.start();
+  auto reported = [&](const ServerId& peer) {
+    return std::count(a.failed_paths.begin(), a.failed_paths.end(), peer);
+  };
+
+  // A refusal: the host answered, its daemon is down. Attempts fail and back
+  // off, and none is reported.
+  RefusingPort refusing(io);
+  a.transport.send("down", refusing.endpoint(), test_frame(0));
+  REQUIRE(run_until(io, [&] { return a.counters().connect_failures >= 3; }));
+  CHECK(reported("down") == 0);
+  CHECK(a.counters().paths_failed == 0);
+
+  // A listener whose accept queue is full (backlog 0, one connection
+  // waiting, never accepted) drops further SYNs: the connect gets no
+  // answer and times out, as on a path a censor cut.
+  Tcp::acceptor full(io);
+  full.open(Tcp::v4());
+  full.bind(Tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+  full.listen(0);
+  const Endpoint full_at{"127.0.0.1", full.local_endpoint().port()};
+  RawClient waiting(io, full_at);
+  a.transport.send("ghost", full_at, test_frame(0));
+  REQUIRE(run_until(io, [&] { return reported("ghost") >= 1; }));
+  CHECK(a.counters().connect_timeouts >= 1);
+  CHECK(a.counters().paths_failed >= 1);
+  CHECK(reported("down") == 0);
+
+  // A peer that accepts and never reads, with a small receive window: the
+  // writes stall, write_timeout_ms passes, and the path counts as failed.
+  Tcp::acceptor listener(io);
+  listener.open(Tcp::v4());
+  listener.set_option(boost::asio::socket_base::receive_buffer_size(4096));
+  listener.bind(Tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+  listener.listen();
+  Tcp::socket stalled(io);
+  listener.async_accept(stalled, [](const boost::system::error_code&) {});
+  const Endpoint stalled_at{"127.0.0.1", listener.local_endpoint().port()};
+  for (std::uint32_t i = 0; i < 24; ++i) a.transport.send("stalled", stalled_at, test_frame(i, 1u << 20));
+  REQUIRE(run_until(io, [&] { return reported("stalled") >= 1; }));
+  CHECK(a.counters().frames_write_timeout >= 1);
+  CHECK(reported("down") == 0);
+}

@@ -68,7 +68,7 @@ TEST_CASE("frames sent during a handshake wait for it") {
 }
 
 TEST_CASE("under loss every frame arrives, late and in order") {
-  Fixture f(LinkSpec{300, 20, 10});
+  Fixture f(LinkSpec{100, 20, 10});
   std::uint32_t late = 0;
   UnixMs previous = 0;
   for (int i = 0; i < 2'000; ++i) {
@@ -84,15 +84,56 @@ TEST_CASE("under loss every frame arrives, late and in order") {
   const StreamCounters& c = f.streams->counters();
   CHECK(c.retransmissions > 0);
   CHECK(c.frames_delayed + c.frames_held_in_order >= late);
-  CHECK(late > 1'000 / 2);  // 1 - 0.7^3 of frames lose a segment
+  CHECK(late > 2'000 / 5);  // 1 - 0.9^3 of frames lose a segment
   CHECK(c.connections_failed == 0);
 }
 
 TEST_CASE("loss that never relents fails the connection and drops the frame") {
   Fixture f(LinkSpec{1'000, 20, 0});
+  const node::TransportSettings daemon;
+  CHECK(f.streams->failure_delay(0, 1, kT0) == daemon.connect_timeout_ms);
   CHECK_FALSE(f.streams->arrival(0, 1, 100, kT0, f.rng).has_value());
   CHECK(f.streams->counters().connections_failed == 1);
   CHECK(f.streams->counters().syn_retries > 0);
+  // The daemon reports the path failed at its first connect's deadline.
+  CHECK(f.streams->failed_at() == kT0 + daemon.connect_timeout_ms);
+}
+
+TEST_CASE("a segment unacknowledged for the user timeout fails its connection") {
+  // Half the packets lost: a segment is sent again after 250 ms, 500 ms,
+  // 1 s, ... and given up once the next try would pass user_timeout_ms.
+  Fixture f(LinkSpec{500, 20, 10});
+  const node::TransportSettings daemon;
+  std::uint32_t failed = 0;
+  for (int i = 0; i < 2'000; ++i) {
+    const UnixMs now = kT0 + i * 1'000;
+    auto at = f.streams->arrival(0, 1, 100, now, f.rng);
+    if (at) {
+      // Whatever it waited for (a handshake, retransmissions), no single
+      // segment waited past the user timeout.
+      CHECK(*at - now <= daemon.connect_timeout_ms * 5 + daemon.backoff_max_ms * 5 + daemon.user_timeout_ms);
+      continue;
+    }
+    ++failed;
+    CHECK(f.streams->failed_at() > now);
+    CHECK(f.streams->failed_at() <= now + daemon.connect_timeout_ms * 5 + daemon.backoff_max_ms * 5 +
+                                         daemon.user_timeout_ms);
+  }
+  CHECK(failed >= 1);
+  CHECK(f.streams->counters().connections_failed == failed);
+}
+
+TEST_CASE("a failed path is found after the user timeout on an open connection, else the connect timeout") {
+  Fixture f(LinkSpec{0, 20, 0});
+  const node::TransportSettings daemon;
+  CHECK(f.streams->failure_delay(0, 1, kT0) == daemon.connect_timeout_ms);
+  REQUIRE(f.streams->arrival(0, 1, 100, kT0, f.rng).has_value());
+  CHECK(f.streams->failure_delay(0, 1, kT0 + 1'000) == daemon.user_timeout_ms);
+  CHECK(f.streams->failure_delay(1, 0, kT0 + 1'000) == daemon.connect_timeout_ms);  // the other way: none open
+  // Past the idle timeout the daemon has closed it: a new connect.
+  CHECK(f.streams->failure_delay(0, 1, kT0 + daemon.idle_timeout_ms + 1) == daemon.connect_timeout_ms);
+  f.streams->close(0, 1);
+  CHECK(f.streams->failure_delay(0, 1, kT0 + 1'000) == daemon.connect_timeout_ms);
 }
 
 }  // namespace

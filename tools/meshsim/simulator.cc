@@ -118,6 +118,10 @@ RunResult Run::execute() {
         break;
       case Action::digest_check: on_digest_check(item.arg); break;
       case Action::measure_start: start_measuring(); break;
+      case Action::link_failed:
+        failure_pending_.erase(std::uint64_t{item.node} << 32 | item.arg);
+        if (current) on_link_failed(node, item.arg);
+        break;
     }
   }
   now_ms_ = end_ms;
@@ -339,6 +343,7 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
     ++network_drops_["frames_tampered_in_flight"];
   }
   if (network_.gossip_blocked(from.index, to)) {
+    report_link_failure(from.index, to, now_ms_ + streams_.failure_delay(from.index, to, now_ms_));
     streams_.close(from.index, to);
     ++network_drops_["frames_blocked"];
     return;
@@ -353,6 +358,7 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
   } else {
     auto arrival = streams_.arrival(from.index, to, frame.size(), now_ms_, rng_);
     if (!arrival) {
+      report_link_failure(from.index, to, streams_.failed_at());
       ++network_drops_["frames_connection_failed"];
       return;
     }
@@ -387,12 +393,29 @@ void Run::on_deliver(SimNode& node, std::uint32_t slot, std::uint32_t sender) {
   frames_[slot] = Bytes{};
   free_slots_.push_back(slot);
   if (!node.running()) {
-    if (sender != kNoSender) streams_.close(sender, node.index);  // refused or reset
+    if (sender != kNoSender) {
+      // A machine that is off answers nothing: the sender's TCP times out.
+      // A stopped agent on a live machine refuses or resets at once, which
+      // the daemon does not count as a failed path.
+      if (!node.machine_up) {
+        report_link_failure(sender, node.index, now_ms_ + streams_.failure_delay(sender, node.index, now_ms_));
+      }
+      streams_.close(sender, node.index);
+    }
     ++network_drops_["frames_to_stopped_agent"];
     return;
   }
   node.gossip_bytes_received += frame.size();
   apply_effects(node, node.agent->on_frame(frame, node.clock(now_ms_)));
+}
+
+void Run::report_link_failure(std::uint32_t from, std::uint32_t to, UnixMs at) {
+  if (!failure_pending_.insert(std::uint64_t{from} << 32 | to).second) return;
+  schedule(at, Action::link_failed, from, nodes_[from].generation, to);
+}
+
+void Run::on_link_failed(SimNode& node, std::uint32_t peer) {
+  node.agent->on_link_failed(nodes_[peer].id, node.clock(now_ms_));
 }
 
 ScenarioResult<RunResult> run_scenario(const Scenario& scenario, const RunOptions& options) {

@@ -11,6 +11,7 @@
 #include <queue>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gossip/core.h"
@@ -34,6 +35,7 @@ enum class Action : std::uint8_t {
   check,           // verdict check (arg: bit 0 periodic, bit 1 snapshot index follows in gen)
   digest_check,    // digest comparison inside a quiet window (arg: expectation index)
   measure_start,   // the metrics window opens: baselines are taken
+  link_failed,     // node: the sender; arg: the peer whose path its transport found failed
 };
 
 struct Item {
@@ -69,6 +71,11 @@ class Run {
   void on_tick(SimNode& node);
   void on_probe_result(SimNode& node, std::uint32_t slot);
   void on_deliver(SimNode& node, std::uint32_t slot, std::uint32_t sender);
+  // The daemon's transport finds the path from -> to failed at `at` (a
+  // connect or the user timeout ran out) and tells its agent; one report
+  // pending per pair.
+  void report_link_failure(std::uint32_t from, std::uint32_t to, UnixMs at);
+  void on_link_failed(SimNode& node, std::uint32_t peer);
   void apply_effects(SimNode& node, agent::AgentEffects&& effects);
   void run_probe(SimNode& node, const agent::ProbeRequest& request);
   void answer_self_check(SimNode& node);
@@ -157,6 +164,8 @@ class Run {
   std::vector<int> expectation_state_;                      // per expectation: -1 unknown, 0 fail, 1 pass
   std::vector<std::string> expectation_detail_;
   std::map<std::string, std::uint64_t> network_drops_;
+  std::unordered_set<std::uint64_t> failure_pending_;
+  std::string xlast_;  // from << 32 | to: a link_failed scheduled
 
   RunResult result_;
 };

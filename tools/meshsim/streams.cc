@@ -10,9 +10,10 @@ namespace {
 // Linux's TCP, as the daemon runs on it. A segment carries up to 1448 bytes
 // (MSS 1460 on a 1500-byte path, less the timestamp option). A lost data
 // segment is sent again after RTO = smoothed RTT + 200 ms (TCP_RTO_MIN),
-// doubling at each further loss, and given up after 15 tries
-// (tcp_retries2). A lost SYN or SYN-ACK is sent again after 1 s
-// (TCP_TIMEOUT_INIT), doubling.
+// doubling at each further loss, and given up once it has waited the
+// daemon's user_timeout_ms unacknowledged (TCP_USER_TIMEOUT; tcp_retries2,
+// 15 tries, would come much later). A lost SYN or SYN-ACK is sent again
+// after 1 s (TCP_TIMEOUT_INIT), doubling.
 constexpr std::size_t kSegmentBytes = 1'448;
 constexpr std::size_t kPrefixBytes = 4;  // the frame's length prefix (PROTOCOL.md §2a)
 constexpr DurationMs kRtoMinMs = 200;
@@ -33,6 +34,13 @@ const node::TransportSettings& daemon_transport() {
 
 Streams::Streams(const Network& network) : network_(network) {}
 
+DurationMs Streams::failure_delay(std::uint32_t from, std::uint32_t to, UnixMs now) const {
+  const auto it = pipes_.find(key(from, to));
+  const bool open = it != pipes_.end() && it->second.open &&
+                    now - it->second.last_sent_ms <= daemon_transport().idle_timeout_ms;
+  return open ? daemon_transport().user_timeout_ms : daemon_transport().connect_timeout_ms;
+}
+
 std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std::size_t bytes,
                                        UnixMs now, Rng& rng) {
   Pipe& pipe = pipes_[key(from, to)];
@@ -40,6 +48,7 @@ std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std
     auto ready = handshake(from, to, now, rng);
     if (!ready) {
       close(from, to);
+      failed_at_ = now + daemon_transport().connect_timeout_ms;  // the first connect's deadline
       return std::nullopt;
     }
     pipe.open = true;
@@ -55,6 +64,7 @@ std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std
     if (!segment) {
       ++counters_.connections_failed;
       close(from, to);
+      failed_at_ = depart + daemon_transport().user_timeout_ms;
       return std::nullopt;
     }
     wait = std::max(wait, *segment);
@@ -112,6 +122,7 @@ std::optional<DurationMs> Streams::segment_wait(std::uint32_t from, std::uint32_
   DurationMs rto = there.latency_ms + back.latency_ms + (there.jitter_ms + back.jitter_ms) / 2 + kRtoMinMs;
   DurationMs wait = 0;
   for (std::uint32_t tries = 1; tries <= kRetriesMax; ++tries) {
+    if (wait + rto > daemon_transport().user_timeout_ms) break;  // unacknowledged too long
     wait += rto;
     ++counters_.retransmissions;
     if (network_.packet_passes(from, to, rng)) return wait;

@@ -40,6 +40,14 @@ class Streams {
   // from `rng` for the jitter of a handshake and on links with loss.
   std::optional<UnixMs> arrival(std::uint32_t from, std::uint32_t to, std::size_t bytes, UnixMs now,
                                 Rng& rng);
+  // When the last arrival() that returned nullopt had the daemon give up:
+  // the first connect's deadline, or the user timeout of the segment that
+  // was never acknowledged. The daemon reports the path failed then.
+  UnixMs failed_at() const { return failed_at_; }
+  // How long the daemon takes to find the path from -> to cut, for a frame
+  // sent now: the user timeout on an open connection, else the connect
+  // timeout.
+  DurationMs failure_delay(std::uint32_t from, std::uint32_t to, UnixMs now) const;
   // The connection from -> to broke (its path was cut, its receiver went
   // down): the next frame opens a new one.
   void close(std::uint32_t from, std::uint32_t to);
@@ -63,6 +71,7 @@ class Streams {
   const Network& network_;
   std::unordered_map<std::uint64_t, Pipe> pipes_;  // by from << 32 | to: only pairs that talked
   StreamCounters counters_;
+  UnixMs failed_at_ = 0;
 };
 
 }  // namespace mesh::sim
