@@ -22,13 +22,26 @@ using namespace testing;
 constexpr UnixMs kT = 1'000'000;
 constexpr DurationMs kDead = 30'000;
 
-TEST_CASE("link watch: silent neighbours die, stand-ins come from the passive view") {
-  LinkWatch watch;
-  Rng rng(7);
+// Members 1-19 of a 20-member roster, overlay neighbours 2, 5, 7 and 9, the
+// passive view drawn from seed 7.
+struct Twenty {
   const std::vector<std::uint32_t> neighbours = {2, 5, 7, 9};
   std::vector<std::uint32_t> peers;
-  for (std::uint32_t i = 1; i < 20; ++i) peers.push_back(i);
-  watch.reset(neighbours, peers, 20, rng);
+  Twenty() {
+    for (std::uint32_t i = 1; i < 20; ++i) peers.push_back(i);
+  }
+  void reset(LinkWatch& watch) const {
+    Rng rng(7);
+    watch.reset(neighbours, peers, 20, rng);
+  }
+};
+
+TEST_CASE("link watch: silent neighbours die, stand-ins come from the passive view") {
+  const Twenty twenty;
+  const auto& neighbours = twenty.neighbours;
+  const auto& peers = twenty.peers;
+  LinkWatch watch;
+  twenty.reset(watch);
   CHECK(watch.tick(kT, kDead).empty());  // the first tick starts the clocks
   for (std::uint32_t n : {2u, 5u, 7u}) watch.heard(n, kT + 20'000, kDead);
   // Every peer outside the overlay was heard lately: any is a fine stand-in.
@@ -59,8 +72,7 @@ TEST_CASE("link watch: silent neighbours die, stand-ins come from the passive vi
 
   // The same seed picks the same stand-in.
   LinkWatch again;
-  Rng rng_again(7);
-  again.reset(neighbours, peers, 20, rng_again);
+  twenty.reset(again);
   again.tick(kT, kDead);
   for (std::uint32_t n : {2u, 5u, 7u}) again.heard(n, kT + 20'000, kDead);
   for (std::uint32_t p : peers) {
@@ -95,12 +107,10 @@ TEST_CASE("link watch: a silent stand-in is replaced; never more stand-ins than 
 }
 
 TEST_CASE("link watch: a failed path is dead at the next tick, and stays dead for the dead window") {
+  const Twenty twenty;
+  const auto& peers = twenty.peers;
   LinkWatch watch;
-  Rng rng(7);
-  const std::vector<std::uint32_t> neighbours = {2, 5, 7, 9};
-  std::vector<std::uint32_t> peers;
-  for (std::uint32_t i = 1; i < 20; ++i) peers.push_back(i);
-  watch.reset(neighbours, peers, 20, rng);
+  twenty.reset(watch);
   watch.tick(kT, kDead);
   auto hear_everyone = [&](UnixMs at) {
     for (std::uint32_t p : peers) watch.heard(p, at, kDead);
