@@ -18,8 +18,10 @@ time, and measures for each:
   * within a class, the TCP packets of one exact IP length that stand for
     one kind of packet ("shapes"): pure ACKs (52 B: IP and TCP headers with
     timestamps, no payload) in both systems, and meshnode's empty frames,
-    the keepalives of quiet links (100 B: the 48-byte frame of
-    docs/PROTOCOL.md §4a, with roster version 1, and its headers);
+    the keepalives of quiet links (83 B: the 27-byte frame of
+    docs/PROTOCOL.md §4a, with roster version 1, boot counter 1 and a
+    frame counter of two bytes, as in a fleet's first hours, its 4-byte
+    length prefix and its headers; frame format 1 made it 100 B);
   * RSS (VmRSS at the end of the window; also RssAnon, and USS and PSS
     from smaps_rollup) and CPU seconds per minute
     (utime + stime over the window) per process;
@@ -288,9 +290,11 @@ class MeshnodeFleet(Fleet):
         self.daemons = {}
         self.ports = {"probe": [8443], "gossip": [4716], "api": [4717]}
         self.local_ports = [8443]
-        # Pure ACKs, and empty frames (keepalives): 4 + 44 B of frame
-        # (docs/PROTOCOL.md §4a; roster version 1 above) + 52 B of headers.
-        self.shapes = {"gossip": {"pure_ack": 52, "empty_frame": 100}}
+        # Pure ACKs, and empty frames (keepalives): 4 + 27 B of frame
+        # (docs/PROTOCOL.md §2 and §4a: a header of 8 B with boot counter 1
+        # and a frame counter from 128 to 16 383, roster version 1 above,
+        # the tag) + 52 B of headers.
+        self.shapes = {"gossip": {"pure_ack": 52, "empty_frame": 83}}
         self.has_epochs = True
 
     def start_standins(self):
