@@ -78,12 +78,15 @@ void FrameConnection::post_close(CloseReason reason) {
                     [self = shared_from_this(), reason] { self->close(reason); });
 }
 
+bool is_path_failure(const boost::system::error_code& error) {
+  return error == boost::asio::error::timed_out || error == boost::asio::error::host_unreachable ||
+         error == boost::asio::error::network_unreachable;
+}
+
 void FrameConnection::on_io_error(const ErrorCode& error) {
   if (!open_ || error == boost::asio::error::operation_aborted) return;
   if (error == boost::asio::error::eof) return close(CloseReason::peer_closed);
-  const bool path = error == boost::asio::error::timed_out || error == boost::asio::error::host_unreachable ||
-                    error == boost::asio::error::network_unreachable;
-  close(path ? CloseReason::timed_out : CloseReason::io_error);
+  close(is_path_failure(error) ? CloseReason::timed_out : CloseReason::io_error);
 }
 
 // --- reading ---------------------------------------------------------------

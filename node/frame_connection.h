@@ -45,6 +45,11 @@ enum class CloseReason {
   stopped,        // Transport::stop()
 };
 
+// True for the errors that say the path to the peer failed, not the peer:
+// no answer (ETIMEDOUT, from a connect or from TCP_USER_TIMEOUT) or an
+// unreachable host or network. A refusal or a reset is the host answering.
+bool is_path_failure(const boost::system::error_code& error);
+
 class FrameConnection : public std::enable_shared_from_this<FrameConnection> {
  public:
   // Bytes read per step of a body: a peer that announces 1 MiB and sends a

@@ -139,11 +139,7 @@ void PeerLink::do_connect_next() {
 void PeerLink::on_connect(const ErrorCode& error, std::uint64_t attempt) {
   if (attempt != attempt_ || state_ != State::connecting) return;
   if (error) {
-    // No answer, or the host unreachable: the path. Refused: the host answered.
-    if (error == boost::asio::error::timed_out || error == boost::asio::error::host_unreachable ||
-        error == boost::asio::error::network_unreachable) {
-      attempt_path_failed_ = true;
-    }
+    if (is_path_failure(error)) attempt_path_failed_ = true;
     return do_connect_next();
   }
   on_connected();
