@@ -38,9 +38,7 @@ void LinkWatch::sent(std::uint32_t peer, UnixMs now) {
 }
 
 void LinkWatch::failed(std::uint32_t peer, UnixMs now) {
-  if (peer >= state_.size()) return;
-  state_[peer].failed = true;
-  state_[peer].failed_ms = now;
+  if (peer < state_.size()) state_[peer].failed_ms = now;
 }
 
 std::optional<std::uint32_t> LinkWatch::pick_stand_in(UnixMs now, DurationMs dead_after_ms) const {
@@ -59,6 +57,7 @@ LinkWatch::Changes LinkWatch::tick(UnixMs now, DurationMs dead_after_ms) {
   if (!started_) {
     started_ = true;
     for (State& state : state_) state.last_heard_ms = now;
+    previous_tick_ms_ = now;
     return changes;
   }
   // Stand-ins found dead are retired; their neighbour gets another below.
@@ -66,8 +65,7 @@ LinkWatch::Changes LinkWatch::tick(UnixMs now, DurationMs dead_after_ms) {
     State& neighbour = state_[n];
     if (!neighbour.stand_in_for) continue;
     State& stand_in = state_[*neighbour.stand_in_for];
-    if (!stand_in.failed && now - stand_in.last_heard_ms <= dead_after_ms) continue;
-    stand_in.failed = false;
+    if (!failed_since_tick(stand_in) && now - stand_in.last_heard_ms <= dead_after_ms) continue;
     stand_in.stand_in = false;
     stand_in.dead = true;  // skipped as a stand-in until heard again
     changes.retired.push_back(*neighbour.stand_in_for);
@@ -75,21 +73,20 @@ LinkWatch::Changes LinkWatch::tick(UnixMs now, DurationMs dead_after_ms) {
   }
   for (std::uint32_t n : neighbours_) {
     State& neighbour = state_[n];
-    if (!neighbour.dead && (neighbour.failed || now - neighbour.last_heard_ms > dead_after_ms)) {
+    if (!neighbour.dead && (failed_since_tick(neighbour) || now - neighbour.last_heard_ms > dead_after_ms)) {
       neighbour.dead = true;
       changes.died.push_back(n);
     }
-    neighbour.failed = false;
     if (!neighbour.dead || neighbour.stand_in_for) continue;
     if (auto pick = pick_stand_in(now, dead_after_ms)) {
       state_[*pick].stand_in = true;
       state_[*pick].dead = false;
-      state_[*pick].failed = false;  // an old report: it failed over dead_after_ms ago
       state_[*pick].last_heard_ms = now;  // give it dead_after_ms to answer
       neighbour.stand_in_for = *pick;
       changes.stand_ins.emplace_back(n, *pick);
     }
   }
+  previous_tick_ms_ = now;
   return changes;
 }
 

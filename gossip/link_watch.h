@@ -88,7 +88,6 @@ class LinkWatch {
     bool neighbour = false;
     bool stand_in = false;
     bool dead = false;
-    bool failed = false;    // a failure reported, not yet acted on by tick()
     UnixMs failed_ms = -1;  // the last failure reported (-1: none)
     std::optional<std::uint32_t> stand_in_for;  // on a dead neighbour: its stand-in
     UnixMs last_heard_ms = 0;
@@ -98,11 +97,16 @@ class LinkWatch {
   static bool failed_lately(const State& state, UnixMs now, DurationMs dead_after_ms) {
     return state.failed_ms >= 0 && now - state.failed_ms <= dead_after_ms;
   }
+  // A failure reported since the previous tick: tick() acts on it.
+  bool failed_since_tick(const State& state) const {
+    return state.failed_ms >= 0 && state.failed_ms >= previous_tick_ms_;
+  }
 
   std::vector<State> state_;            // by roster index
   std::vector<std::uint32_t> neighbours_;
   std::vector<std::uint32_t> order_;    // the passive view: peers not neighbours, shuffled
   bool started_ = false;
+  UnixMs previous_tick_ms_ = 0;
 };
 
 }  // namespace mesh::gossip
