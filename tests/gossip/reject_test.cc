@@ -225,6 +225,21 @@ TEST_CASE("malformed frames: bad header, and bad plaintext under a valid seal") 
   auto frame = link.seal(test_key(0).public_key, Bytes{0x92, 0x01, 0x91, 0xc0});
   node.check_unchanged(node.core.on_message(*frame, kStartMs));
   CHECK(node.core.counters().frames_malformed == 3);
+  // A report from s1 sealed properly, its boot counter 1 then re-written in
+  // two bytes (81 00): the same value, not its shortest varint. Refused as
+  // malformed before any key is tried, nothing stored.
+  FrameContent content;
+  content.roster_version = 1;
+  content.bodies.push_back(Body::owned(false, signed_report(1, 1, kStartMs)));
+  auto sealed = link.seal(test_key(0).public_key, encode_frame_content(content));
+  REQUIRE(sealed.ok());
+  REQUIRE((*sealed)[1 + kKeyIdBytes] == 0x01);
+  Bytes overlong(sealed->begin(), sealed->begin() + 1 + kKeyIdBytes);
+  overlong.insert(overlong.end(), {0x81, 0x00});
+  overlong.insert(overlong.end(), sealed->begin() + 2 + kKeyIdBytes, sealed->end());
+  node.check_unchanged(node.core.on_message(overlong, kStartMs));
+  CHECK(node.core.counters().frames_malformed == 4);
+  CHECK(node.core.counters().frames_undecryptable == 0);
 }
 
 TEST_CASE("frame from a non-member key") {
