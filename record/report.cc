@@ -1,9 +1,12 @@
 // Report payload encoder (docs/PROTOCOL.md, "Report payload"):
 //   [self_check, metrics, view]
 //   self_check = [listener_ok bool, service_ok bool, reason str <= 120 bytes]
+//              | [listener_ok, service_ok, reason, flap_changes uint, hold_ms uint]
 //   metrics    = [10 uints, Metrics fields in declaration order]
 //   view       = [roster_version, ok_bitmap bin, ok_min_streak, ok_oldest_age_ms, failures]
 //   failure    = [target, fail_streak, last_probe_age_ms, last_ok_age_ms | nil, reason]
+//              | [target, fail_streak, last_probe_age_ms, last_ok_age_ms | nil, reason,
+//                 unanswered_since_age_ms]
 // Ages are record timestamp minus the time. Decoding is in report_decode.cc.
 #include "record/report.h"
 
@@ -44,13 +47,19 @@ std::uint64_t age_of(UnixMs time_ms, UnixMs record_timestamp_ms) {
   return static_cast<std::uint64_t>(record_timestamp_ms - time_ms);
 }
 
-void pack_self_check(Packer& packer, const SelfCheck& self_check) {
+void pack_self_check(Packer& packer, const SelfCheck& self_check, const Flapping& flapping) {
   std::string reason = sanitize_reason(self_check.reason);
-  packer.pack_array(kSelfCheckFields);
+  MESH_CHECK(flapping.changes <= kFlapChangesMax && flapping.hold_ms >= 0 && flapping.hold_ms <= kFlapHoldMsMax &&
+                 (flapping.changes > 0 || flapping.hold_ms == 0),
+             "report flapping out of range");
+  packer.pack_array(flapping.changes > 0 ? kSelfCheckFieldsFlapping : kSelfCheckFields);
   self_check.listener_ok ? packer.pack_true() : packer.pack_false();
   self_check.service_ok ? packer.pack_true() : packer.pack_false();
   packer.pack_str(static_cast<std::uint32_t>(reason.size()));
   packer.pack_str_body(reason.data(), static_cast<std::uint32_t>(reason.size()));
+  if (flapping.changes == 0) return;
+  packer.pack_uint32(flapping.changes);
+  packer.pack_uint64(static_cast<std::uint64_t>(flapping.hold_ms));
 }
 
 void pack_metrics(Packer& packer, const Metrics& m) {
@@ -68,7 +77,10 @@ void pack_metrics(Packer& packer, const Metrics& m) {
 void pack_failure(Packer& packer, const ProbeResult& r, UnixMs timestamp_ms) {
   MESH_CHECK(r.fail_streak <= kStreakMax, "report fail_streak over kStreakMax");
   MESH_CHECK(r.reason != ProbeFailure::none, "failing probe result without a reason");
-  packer.pack_array(kFailureFields);
+  const bool unanswered = r.unanswered_since_ms != 0;
+  MESH_CHECK(!unanswered || (r.unanswered_since_ms <= r.last_probe_ms && r.unanswered_since_ms > r.last_ok_ms),
+             "report unanswered_since outside its streak");
+  packer.pack_array(unanswered ? kFailureFieldsUnanswered : kFailureFields);
   packer.pack_uint32(r.target);
   packer.pack_uint32(r.fail_streak);
   packer.pack_uint64(age_of(r.last_probe_ms, timestamp_ms));
@@ -79,6 +91,7 @@ void pack_failure(Packer& packer, const ProbeResult& r, UnixMs timestamp_ms) {
     packer.pack_uint64(age_of(r.last_ok_ms, timestamp_ms));
   }
   packer.pack_uint8(static_cast<std::uint8_t>(r.reason));
+  if (unanswered) packer.pack_uint64(age_of(r.unanswered_since_ms, timestamp_ms));
 }
 
 void pack_view(Packer& packer, const ProbeView& view, UnixMs timestamp_ms) {
@@ -96,7 +109,8 @@ void pack_view(Packer& packer, const ProbeView& view, UnixMs timestamp_ms) {
       failures.push_back(&r);
       continue;
     }
-    MESH_CHECK(r.ok_streak >= 1 && r.reason == ProbeFailure::none, "inconsistent ok result");
+    MESH_CHECK(r.ok_streak >= 1 && r.reason == ProbeFailure::none && r.unanswered_since_ms == 0,
+               "inconsistent ok result");
     if (bitmap.size() <= r.target / 8) bitmap.resize(r.target / 8 + 1, 0);
     bitmap[r.target / 8] |= static_cast<std::uint8_t>(1u << (r.target % 8));
     if (r.recovered) {
@@ -156,7 +170,7 @@ Bytes encode_report_payload(const Report& report, UnixMs record_timestamp_ms) {
   msgpack::sbuffer buffer;
   Packer packer(buffer);
   packer.pack_array(kReportFields);
-  pack_self_check(packer, report.self_check);
+  pack_self_check(packer, report.self_check, report.flapping);
   pack_metrics(packer, report.metrics);
   pack_view(packer, report.view, record_timestamp_ms);
   MESH_CHECK(buffer.size() <= kReportPayloadBytesMax, "report payload over its limit");

@@ -70,8 +70,29 @@ struct ProbeResult {
   // the roster's fail_streak probes). The verdict engine reads it for the
   // far side of a border that has just lifted (docs/VERDICTS.md, rule 6).
   bool recovered = false;
+  // Only on a failing result (fail_streak > 0): when the streak's first
+  // failure was probed, while no probe has failed since the observer heard
+  // from the target after that (the failure is *unanswered*: the target may
+  // be silent, powered off or across a split, or only just heard again);
+  // 0 once a probe failed after the target spoke (*answered*: it is alive
+  // and cannot be reached), and on results that get through.
+  // docs/PROTOCOL.md, "Report payload"; docs/VERDICTS.md, rule 5.
+  UnixMs unanswered_since_ms = 0;
   bool operator==(const ProbeResult&) const = default;
 };
+
+// The node's own flapping (docs/VERDICTS.md, "Flapping"): how often its
+// self-check went from healthy to failing in the last hour, and for how
+// long after the report's timestamp it asks to stay out of rotation
+// although it looks healthy (a hold-down that grows with its changes, as
+// BGP damps a flapping route). Both 0 when it did not flap.
+struct Flapping {
+  std::uint32_t changes = 0;  // healthy -> failing in the hour before the report
+  DurationMs hold_ms = 0;     // held out of rotation until timestamp + hold_ms
+  bool operator==(const Flapping&) const = default;
+};
+inline constexpr std::uint32_t kFlapChangesMax = 1'000'000;
+inline constexpr DurationMs kFlapHoldMsMax = 86'400'000;  // a day
 
 struct ProbeView {
   std::uint64_t roster_version = 0;
@@ -83,6 +104,7 @@ struct Report {
   SelfCheck self_check;
   Metrics metrics;
   ProbeView view;
+  Flapping flapping;  // on the wire inside self_check (docs/PROTOCOL.md, "Report payload")
   bool operator==(const Report&) const = default;
 };
 

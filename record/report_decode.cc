@@ -112,9 +112,14 @@ Result<UnixMs, ReportError> read_time(Reader& reader, const Where& where, UnixMs
 }
 
 template <Keep kKeep>
-Status<ReportError> decode_self_check(Reader& reader, SelfCheck& out) {
-  if (auto status = expect_array(reader, named("self_check"), kSelfCheckFields); !status) {
-    return status.error();
+Status<ReportError> decode_self_check(Reader& reader, SelfCheck& out, Flapping& flapping) {
+  std::uint32_t fields = 0;
+  if (reader.read_array_header(&fields) != ReadStatus::ok) {
+    return fail(ReportError::malformed, "self_check: not an array");
+  }
+  if (fields != kSelfCheckFields && fields != kSelfCheckFieldsFlapping) {
+    return fail(ReportError::malformed,
+                "self_check: array of " + std::to_string(fields) + " elements, expected 3 or 5");
   }
   if (reader.read_bool(&out.listener_ok) != ReadStatus::ok ||
       reader.read_bool(&out.service_ok) != ReadStatus::ok) {
@@ -128,6 +133,17 @@ Status<ReportError> decode_self_check(Reader& reader, SelfCheck& out) {
     return fail(ReportError::malformed, "self_check.reason: not printable UTF-8");
   }
   if constexpr (kKeep == Keep::report) out.reason.assign(reason);
+  if (fields == kSelfCheckFields) return Ok{};
+  auto changes = read_uint(reader, named("self_check.flap_changes"), kFlapChangesMax);
+  if (!changes) return changes.error();
+  if (*changes == 0) {
+    // One encoding per value: a node that did not flap leaves both out.
+    return fail(ReportError::malformed, "self_check.flap_changes: 0 is written by leaving it out");
+  }
+  auto hold = read_uint(reader, named("self_check.hold_ms"), static_cast<std::uint64_t>(kFlapHoldMsMax));
+  if (!hold) return hold.error();
+  flapping.changes = static_cast<std::uint32_t>(*changes);
+  flapping.hold_ms = static_cast<DurationMs>(*hold);
   return Ok{};
 }
 
@@ -242,7 +258,8 @@ Result<OkTargets, ReportError> decode_ok_targets(Reader& reader, const TargetRul
   return ok;
 }
 
-// One failure entry [target, streak, probe age, ok age | nil, reason].
+// One failure entry [target, streak, probe age, ok age | nil, reason] or
+// [..., reason, unanswered since age].
 Result<ProbeResult, ReportError> decode_failure(Reader& reader, std::uint32_t index,
                                                 UnixMs timestamp) {
   auto where = [index](const char* field) {
@@ -250,8 +267,13 @@ Result<ProbeResult, ReportError> decode_failure(Reader& reader, std::uint32_t in
       return "view.failures[" + std::to_string(index) + "]" + field;
     };
   };
-  if (auto status = expect_array(reader, where(""), kFailureFields); !status) {
-    return status.error();
+  std::uint32_t fields = 0;
+  if (reader.read_array_header(&fields) != ReadStatus::ok) {
+    return fail(ReportError::malformed, where("")() + ": not an array");
+  }
+  if (fields != kFailureFields && fields != kFailureFieldsUnanswered) {
+    return fail(ReportError::malformed, where("")() + ": array of " + std::to_string(fields) +
+                                            " elements, expected 5 or 6");
   }
   ProbeResult r;
   auto target = read_uint(reader, where(".target"), kUint64Max);
@@ -287,6 +309,15 @@ Result<ProbeResult, ReportError> decode_failure(Reader& reader, std::uint32_t in
     return fail(ReportError::impossible_value, where(".reason")() + ": none on a failing target");
   }
   r.reason = static_cast<ProbeFailure>(*reason);
+  if (fields == kFailureFieldsUnanswered) {
+    auto since = read_time(reader, where(".unanswered_since_age_ms"), timestamp);
+    if (!since) return since.error();
+    if (*since > r.last_probe_ms || *since <= r.last_ok_ms || *since <= 0) {
+      return fail(ReportError::impossible_value, where(".unanswered_since_age_ms")() +
+                                                     ": after the last probe, at or before the last ok, or at time 0");
+    }
+    r.unanswered_since_ms = *since;
+  }
   return r;
 }
 
@@ -422,7 +453,7 @@ Status<ReportError> decode_in_order(ByteView payload, const Roster& roster,
   if (auto status = expect_array(reader, named("top level"), kReportFields); !status) {
     return status.error();
   }
-  if (auto status = decode_self_check<kKeep>(reader, out.self_check); !status) return status;
+  if (auto status = decode_self_check<kKeep>(reader, out.self_check, out.flapping); !status) return status;
   auto metrics = decode_metrics(reader);
   if (!metrics) return metrics.error();
   out.metrics = *metrics;

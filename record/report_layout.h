@@ -11,11 +11,15 @@ namespace mesh {
 
 inline constexpr std::size_t kReportFields = 3;     // [self_check, metrics, view]
 inline constexpr std::size_t kSelfCheckFields = 3;  // [listener_ok, service_ok, reason]
+// ... + flap changes, hold_ms: written only when the node flapped (Flapping::changes > 0).
+inline constexpr std::size_t kSelfCheckFieldsFlapping = 5;
 inline constexpr std::size_t kMetricsFields = 10;   // Metrics, declaration order
 inline constexpr std::size_t kViewFields = 5;       // [version, bitmap, streak, age, failures]
 // ... + recovered bitmap: written only when a target is flagged recovered.
 inline constexpr std::size_t kViewFieldsRecovered = 6;
 inline constexpr std::size_t kFailureFields = 5;    // [target, streak, probe age, ok age, reason]
+// ... + unanswered_since_age_ms: written only on an unanswered failure.
+inline constexpr std::size_t kFailureFieldsUnanswered = 6;
 inline constexpr std::size_t kReportDepthMax = 4;   // payload > view > failures > failure
 inline constexpr std::uint32_t kCpuPermilleMax = 1000;
 // Target indices are roster positions, so never beyond the largest roster.

@@ -49,10 +49,14 @@ Result<UnixMs, ReportError> as_time(const Object& o, const std::string& where, U
   return timestamp - static_cast<UnixMs>(*age);
 }
 
-Result<SelfCheck, ReportError> decode_self_check(const Object& o) {
-  auto f = as_array(o, "self_check", kSelfCheckFields);
-  if (!f) return f.error();
-  const Object* fields = *f;
+Result<SelfCheck, ReportError> decode_self_check(const Object& o, Flapping& flapping) {
+  if (o.type != msgpack::type::ARRAY) return fail(ReportError::malformed, "self_check: not an array");
+  const std::size_t count = o.via.array.size;
+  if (count != kSelfCheckFields && count != kSelfCheckFieldsFlapping) {
+    return fail(ReportError::malformed,
+                "self_check: array of " + std::to_string(count) + " elements, expected 3 or 5");
+  }
+  const Object* fields = o.via.array.ptr;
   if (fields[0].type != msgpack::type::BOOLEAN || fields[1].type != msgpack::type::BOOLEAN) {
     return fail(ReportError::malformed, "self_check: listener_ok and service_ok must be booleans");
   }
@@ -63,6 +67,16 @@ Result<SelfCheck, ReportError> decode_self_check(const Object& o) {
   if (!is_printable_utf8(out.reason)) {
     return fail(ReportError::malformed, "self_check.reason: not printable UTF-8");
   }
+  if (count == kSelfCheckFields) return out;
+  auto changes = as_uint(fields[3], "self_check.flap_changes", kFlapChangesMax);
+  if (!changes) return changes.error();
+  if (*changes == 0) {
+    return fail(ReportError::malformed, "self_check.flap_changes: 0 is written by leaving it out");
+  }
+  auto hold = as_uint(fields[4], "self_check.hold_ms", static_cast<std::uint64_t>(kFlapHoldMsMax));
+  if (!hold) return hold.error();
+  flapping.changes = static_cast<std::uint32_t>(*changes);
+  flapping.hold_ms = static_cast<DurationMs>(*hold);
   return out;
 }
 
@@ -117,9 +131,13 @@ Status<ReportError> check_target(std::uint32_t target, const TargetRules& rules,
 
 Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::string& where,
                                                 UnixMs timestamp) {
-  auto f = as_array(o, where.c_str(), kFailureFields);
-  if (!f) return f.error();
-  const Object* fields = *f;
+  if (o.type != msgpack::type::ARRAY) return fail(ReportError::malformed, where + ": not an array");
+  const std::size_t count = o.via.array.size;
+  if (count != kFailureFields && count != kFailureFieldsUnanswered) {
+    return fail(ReportError::malformed,
+                where + ": array of " + std::to_string(count) + " elements, expected 5 or 6");
+  }
+  const Object* fields = o.via.array.ptr;
   ProbeResult r;
   auto target = as_uint(fields[0], where + ".target", std::numeric_limits<std::uint64_t>::max());
   if (!target) return target.error();
@@ -150,6 +168,15 @@ Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::stri
   if (*reason == 0)
     return fail(ReportError::impossible_value, where + ".reason: none on a failing target");
   r.reason = static_cast<ProbeFailure>(*reason);
+  if (count == kFailureFieldsUnanswered) {
+    auto since = as_time(fields[5], where + ".unanswered_since_age_ms", timestamp);
+    if (!since) return since.error();
+    if (*since > r.last_probe_ms || *since <= r.last_ok_ms || *since <= 0) {
+      return fail(ReportError::impossible_value, where + ".unanswered_since_age_ms" +
+                                                     ": after the last probe, at or before the last ok, or at time 0");
+    }
+    r.unanswered_since_ms = *since;
+  }
   return r;
 }
 
@@ -278,13 +305,14 @@ Result<Report, ReportError> decode_report_payload_msgpack_c(ByteView payload, co
   }
   auto f = as_array(handle.get(), "top level", kReportFields);
   if (!f) return f.error();
-  auto self_check = decode_self_check((*f)[0]);
+  Flapping flapping;
+  auto self_check = decode_self_check((*f)[0], flapping);
   if (!self_check) return self_check.error();
   auto metrics = decode_metrics((*f)[1]);
   if (!metrics) return metrics.error();
   auto view = decode_view((*f)[2], roster, origin_index, record_timestamp_ms);
   if (!view) return view.error();
-  return Report{std::move(*self_check), *metrics, std::move(*view)};
+  return Report{std::move(*self_check), *metrics, std::move(*view), flapping};
 }
 
 }  // namespace mesh::legacy

@@ -31,7 +31,8 @@ enum class RuleFault {
   ok_and_failing, fail_streak_zero, fail_streak_over, probe_age_over, ok_after_probe,
   ok_at_zero, ok_age_over, reason_none, reason_over, bitmap_trailing_zero, summary_without_ok,
   ok_streak_zero, ok_streak_over, summary_age_over, recovered_not_ok, recovered_empty,
-  recovered_trailing_zero, count
+  recovered_trailing_zero, unanswered_after_probe, unanswered_before_ok, unanswered_over, flaps_zero,
+  flaps_over, hold_over, count
 };
 constexpr const char* kRuleFaultNames[] = {
   "reason_too_long", "reason_control", "reason_bad_utf8", "cpu_over", "u32_over",
@@ -40,7 +41,8 @@ constexpr const char* kRuleFaultNames[] = {
   "fail_streak_over", "probe_age_over", "ok_after_probe", "ok_at_zero", "ok_age_over",
   "reason_none", "reason_over", "bitmap_trailing_zero", "summary_without_ok", "ok_streak_zero",
   "ok_streak_over", "summary_age_over", "recovered_not_ok", "recovered_empty",
-  "recovered_trailing_zero"};
+  "recovered_trailing_zero", "unanswered_after_probe", "unanswered_before_ok", "unanswered_over",
+  "flaps_zero", "flaps_over", "hold_over"};
 static_assert(std::size(kRuleFaultNames) == static_cast<std::size_t>(RuleFault::count));
 
 enum class WireFault {
@@ -58,6 +60,7 @@ struct Failure {
   std::uint64_t probe_age = 0;
   std::optional<std::uint64_t> ok_age;  // nil when never ok
   std::uint64_t reason = 1;
+  std::optional<std::uint64_t> unanswered_age;  // the sixth element, when present
 };
 
 // The wire fields of a report payload, before packing.
@@ -65,6 +68,7 @@ struct Model {
   bool listener_ok = true;
   bool service_ok = true;
   std::string reason;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> flapping;  // changes, hold_ms: the 4th and 5th self_check elements
   std::uint64_t metrics[10] = {};
   std::uint64_t version = 0;
   Bytes bitmap;
@@ -116,6 +120,12 @@ Failure random_failure(Draw& d, std::uint64_t target) {
   f.probe_age = d.between(0, std::min<std::uint64_t>(d.age_max, 10'000'000));
   if (f.probe_age < d.age_max && d.chance(50)) f.ok_age = d.between(f.probe_age, d.age_max - 1);
   f.reason = d.between(1, kProbeFailureMax);
+  // Unanswered since a first failure at or before the last probe and
+  // after the last ok (ages: at least the probe's, under the ok's).
+  const std::uint64_t ok_age = f.ok_age ? *f.ok_age : d.age_max;
+  if (d.chance(30) && f.probe_age < ok_age && f.probe_age < d.age_max) {
+    f.unanswered_age = d.between(f.probe_age, std::min(ok_age, d.age_max) - 1);
+  }
   return f;
 }
 
@@ -124,6 +134,7 @@ Model random_valid_model(Draw& d, std::uint64_t version) {
   m.listener_ok = d.chance(80);
   m.service_ok = d.chance(80);
   m.reason = random_reason(d);
+  if (d.chance(20)) m.flapping = {d.between(1, kFlapChangesMax), d.between(0, kFlapHoldMsMax)};
   for (std::uint64_t& v : m.metrics) v = d.chance(20) ? kU64Max : d.between(0, 1ull << 40);
   for (int i : {7, 9}) m.metrics[i] = d.chance(20) ? kU32Max : d.below(kU32Max);
   m.metrics[0] = d.chance(20) ? 1000 : d.below(1001);
@@ -259,8 +270,9 @@ void apply_rule_fault(Model& m, RuleFault fault, Draw& d, std::uint32_t origin) 
     case RuleFault::summary_age_over: m.ok_age = d.between(d.age_max + 1, kU64Max); break;
     case RuleFault::recovered_not_ok: {  // a failing target, or one with no result
       Bytes& recovered = m.recovered ? *m.recovered : m.recovered.emplace();
-      set_bit(recovered, m.failures.empty() || d.chance(30) ? d.below(d.target_limit)
-                                                            : m.failures[0].target);
+      // (A failure of an earlier fault may name a target beyond any roster.)
+      const bool failing = !m.failures.empty() && m.failures[0].target < kTargetsMax && !d.chance(30);
+      set_bit(recovered, failing ? m.failures[0].target : d.below(d.target_limit));
       break;
     }
     case RuleFault::recovered_empty: m.recovered = Bytes{}; break;
@@ -268,16 +280,38 @@ void apply_rule_fault(Model& m, RuleFault fault, Draw& d, std::uint32_t origin) 
       if (!m.recovered) m.recovered = Bytes{0x01};
       m.recovered->push_back(0);
       break;
+    case RuleFault::unanswered_after_probe: {
+      Failure& f = some_failure(m, d);
+      if (f.probe_age == 0) f.probe_age = 1;
+      f.unanswered_age = d.below(f.probe_age);  // younger than the last probe: after it
+      break;
+    }
+    case RuleFault::unanswered_before_ok: {
+      Failure& f = some_failure(m, d);
+      if (!f.ok_age) f.ok_age = d.between(f.probe_age, d.age_max);
+      f.unanswered_age = d.between(*f.ok_age, kU64Max);
+      break;
+    }
+    case RuleFault::unanswered_over: some_failure(m, d).unanswered_age = d.between(d.age_max + 1, kU64Max); break;
+    case RuleFault::flaps_zero: m.flapping = {0, d.between(0, kFlapHoldMsMax)}; break;
+    case RuleFault::flaps_over: m.flapping = {d.between(kFlapChangesMax + 1, kU64Max), 0}; break;
+    case RuleFault::hold_over:
+      m.flapping = {d.between(1, kFlapChangesMax), d.between(kFlapHoldMsMax + 1, kU64Max)};
+      break;
     case RuleFault::count: break;
   }
 }
 
 void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
   w.array(3);
-  w.array(3);
+  w.array(m.flapping ? 5 : 3);
   w.boolean(m.listener_ok);
   w.boolean(m.service_ok);
   w.str(m.reason);
+  if (m.flapping) {
+    w.uint(m.flapping->first);
+    w.uint(m.flapping->second);
+  }
   w.array(10);
   for (std::uint64_t v : m.metrics) w.uint(v);
   w.array(m.recovered ? 6 : 5);
@@ -292,12 +326,13 @@ void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
   }
   w.array(static_cast<std::uint32_t>(m.failures.size()));
   for (const Failure& f : m.failures) {
-    w.array(5);
+    w.array(f.unanswered_age ? 6 : 5);
     w.uint(f.target);
     w.uint(f.streak);
     w.uint(f.probe_age);
     f.ok_age ? w.uint(*f.ok_age) : w.nil();
     w.uint(f.reason);
+    if (f.unanswered_age) w.uint(*f.unanswered_age);
   }
   if (m.recovered) w.bin(*m.recovered);
 }

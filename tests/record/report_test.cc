@@ -395,3 +395,118 @@ TEST_CASE("decode_report_failures reads the failing targets alone, strictly wher
   refused(patched({2, 4, 1, 4}, uint_value(200)), ReportError::impossible_value,
           "view.failures[1].reason: 200 is over");
 }
+
+// Flapping (docs/VERDICTS.md, "Flapping") travels as two more self_check
+// elements, only when the node flapped.
+TEST_CASE("flapping travels in self_check, only when the node flapped") {
+  Report report = sample_report();
+  Bytes plain = encode_report_payload(report, kNow);
+  report.flapping = {5, 240'000};
+  Bytes flagged = encode_report_payload(report, kNow);
+  CHECK(flagged.size() == plain.size() + 1 + 5);  // fixint 5, uint32 240000
+  auto decoded = decode(flagged);
+  REQUIRE(decoded.ok());
+  CHECK(decoded->flapping == Flapping{5, 240'000});
+  CHECK(*decoded == report);
+  CHECK(encode_report_payload(*decoded, kNow) == flagged);
+  CHECK(validate_report_payload(flagged, roster10(), 0, kNow).ok());
+  // One change and no hold-down is still said.
+  report.flapping = {1, 0};
+  auto once = decode(encode_report_payload(report, kNow));
+  REQUIRE(once.ok());
+  CHECK(once->flapping == Flapping{1, 0});
+  auto unflagged = decode(plain);
+  REQUIRE(unflagged.ok());
+  CHECK(unflagged->flapping == Flapping{});
+}
+
+TEST_CASE("flapping rules") {
+  auto self_check = [](std::uint64_t changes, std::uint64_t hold) {
+    return [changes, hold](Packer& p) {
+      p.pack_array(5);
+      p.pack_true();
+      p.pack_true();
+      p.pack(std::string());
+      p.pack_uint64(changes);
+      p.pack_uint64(hold);
+    };
+  };
+  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
+    expect_error(payload, code, fragment);
+    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
+    REQUIRE_FALSE(checked.ok());
+    CHECK(checked.code() == code);
+  };
+  CHECK(decode(patched({0}, self_check(3, 60'000))).ok());
+  refused(patched({0}, self_check(0, 0)), ReportError::malformed,
+          "self_check.flap_changes: 0 is written by leaving it out");
+  refused(patched({0}, self_check(kFlapChangesMax + 1, 0)), ReportError::impossible_value,
+          "self_check.flap_changes");
+  refused(patched({0}, self_check(2, static_cast<std::uint64_t>(kFlapHoldMsMax) + 1)),
+          ReportError::impossible_value, "self_check.hold_ms");
+  refused(patched({0}, [](Packer& p) { p.pack_array(4); p.pack_true(); p.pack_true(); p.pack(std::string()); p.pack_uint8(1); }),
+          ReportError::malformed, "self_check: array of 4 elements, expected 3 or 5");
+  refused(patched({0}, [](Packer& p) {
+            p.pack_array(5); p.pack_true(); p.pack_true(); p.pack(std::string());
+            p.pack(std::string("2")); p.pack_uint8(0);
+          }),
+          ReportError::malformed, "self_check.flap_changes");
+}
+
+// An unanswered failure (docs/VERDICTS.md, "Silence and answers") carries
+// when its streak began as a sixth failure element.
+TEST_CASE("an unanswered failure carries its start, only while unanswered") {
+  Report report = sample_report();
+  Bytes plain = encode_report_payload(report, kNow);
+  report.view.results[2].unanswered_since_ms = kNow - 20'000;  // target 3: ok at -300 s, probed at -2 s
+  Bytes flagged = encode_report_payload(report, kNow);
+  CHECK(flagged.size() == plain.size() + 3);  // uint16 age 20000
+  auto decoded = decode(flagged);
+  REQUIRE(decoded.ok());
+  CHECK(decoded->view.results[2].unanswered_since_ms == kNow - 20'000);
+  CHECK(*decoded == report);
+  CHECK(encode_report_payload(*decoded, kNow) == flagged);
+  CHECK(validate_report_payload(flagged, roster10(), 0, kNow).ok());
+  auto answered = decode(plain);
+  REQUIRE(answered.ok());
+  for (const ProbeResult& r : answered->view.results) CHECK(r.unanswered_since_ms == 0);
+}
+
+TEST_CASE("unanswered failure rules") {
+  // [target, streak, probe age, ok age | nil, reason, unanswered since age]
+  auto failures = [](std::int64_t ok_age, std::int64_t since_age) {
+    return patched({2, 4}, [ok_age, since_age](Packer& p) {
+      p.pack_array(1);
+      p.pack_array(6);
+      p.pack_uint8(3);
+      p.pack_uint8(2);
+      p.pack_uint32(10'000);
+      if (ok_age < 0) p.pack_nil(); else p.pack_int64(ok_age);
+      p.pack_uint8(1);
+      p.pack_int64(since_age);
+    });
+  };
+  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
+    expect_error(payload, code, fragment);
+    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
+    REQUIRE_FALSE(checked.ok());
+    CHECK(checked.code() == code);
+  };
+  CHECK(decode(failures(-1, 10'000)).ok());      // since the last probe: its first failure
+  CHECK(decode(failures(90'000, 60'000)).ok());  // after the last ok
+  refused(failures(-1, 9'999), ReportError::impossible_value,
+          "view.failures[0].unanswered_since_age_ms: after the last probe");
+  refused(failures(60'000, 60'000), ReportError::impossible_value,
+          "unanswered_since_age_ms: after the last probe, at or before the last ok");
+  refused(failures(-1, static_cast<std::int64_t>(kNow)), ReportError::impossible_value,
+          "unanswered_since_age_ms");  // at time 0
+  refused(failures(-1, static_cast<std::int64_t>(kNow) + 1), ReportError::impossible_value,
+          "unanswered_since_age_ms");
+  refused(failures(-1, -1), ReportError::malformed, "unanswered_since_age_ms: not a non-negative");
+  refused(patched({2, 4}, [](Packer& p) {
+            p.pack_array(1);
+            p.pack_array(7);
+            for (int i = 0; i < 7; ++i) p.pack_uint8(1);
+          }),
+          ReportError::malformed, "view.failures[0]: array of 7 elements, expected 5 or 6");
+}
