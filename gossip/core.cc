@@ -14,6 +14,8 @@ void Effects::merge(Effects&& other) {
   std::move(other.reports_changed.begin(), other.reports_changed.end(),
             std::back_inserter(reports_changed));
   roster_changed = roster_changed || other.roster_changed;
+  if (other.sender) sender = other.sender;
+  paths_healing = paths_healing || other.paths_healing;
 }
 
 GossipCore::Impl::Impl(CoreConfig config, std::uint64_t seed, SharedWork shared)
@@ -199,6 +201,23 @@ void GossipCore::on_link_failed(std::string_view peer, UnixMs now) {
   if (!index || index == self_index()) return;
   ++impl_->counters_.links_failed;
   impl_->watch_.failed(*index, now);
+}
+
+void GossipCore::on_link_up(std::string_view peer, UnixMs now) {
+  const auto index = index_of(peer);
+  if (!index || index == self_index()) return;
+  ++impl_->counters_.links_up;
+  impl_->watch_.path_up(*index, now);
+  if (impl_->watch_.dead(*index)) impl_->outbox_.touch(*index);
+}
+
+bool GossipCore::on_path_hint(std::string_view peer, UnixMs now) {
+  (void)now;
+  const auto index = index_of(peer);
+  if (!index || index == self_index() || !impl_->watch_.dead(*index)) return false;
+  ++impl_->counters_.path_hints;
+  impl_->outbox_.touch(*index);
+  return true;
 }
 const Roster* GossipCore::roster() const { return impl_->store_.roster(); }
 std::shared_ptr<const Roster> GossipCore::shared_roster() const {

@@ -61,6 +61,16 @@ struct Effects {
   // network, publish() or load()), in the order they changed; an index may
   // repeat. With roster_changed, every index is to be read again.
   std::vector<std::uint32_t> reports_changed;
+  // on_message: the roster index of the member that sealed the frame, set
+  // once the frame opened (its AEAD held and it was no replay), whatever it
+  // carried. The shell may then write to that member on the connection the
+  // frame came on (docs/PROTOCOL.md §2a, "Connections").
+  std::optional<std::uint32_t> sender;
+  // A link came back after a dead spell (docs/PROTOCOL.md §4a, "Revived"),
+  // or a dead one was just told to try again (on_path_hint): what cut it
+  // has likely healed for other peers too, and the shell may retry at once
+  // the connections it is backing off from.
+  bool paths_healing = false;
 
   // Appends `other` to this (keeps order: this first).
   void merge(Effects&& other);
@@ -109,6 +119,20 @@ class GossipCore {
   // "Failed"). Its link is found dead at the next tick, as if silent for
   // link_dead_after_ms. Unknown ids and this node's own are ignored.
   void on_link_failed(std::string_view peer, UnixMs now);
+
+  // The transport has a working path to `peer`: a connection it opened was
+  // established, or one the peer opened carried its sealed frame and we may
+  // write on it (docs/PROTOCOL.md §4a, "Failed"). A failure reported before
+  // no longer keeps the link dead: the next frame heard revives it. Unknown
+  // ids and this node's own are ignored. A dead link gets an empty frame
+  // at the next tick, so that the peer hears us at once.
+  void on_link_up(std::string_view peer, UnixMs now);
+
+  // Something other than gossip reached `peer`'s host (a probe got
+  // through): when its link is dead, it gets an empty frame at the next
+  // tick instead of at the dead window's next keepalive, so a healed path
+  // is found within a probe interval. True when that happened.
+  bool on_path_hint(std::string_view peer, UnixMs now);
 
   // Called every tick_interval_ms: IHAVE timeouts (GRAFT), periodic SYNC, and
   // the flush of every peer's queue into at most one frame per peer.

@@ -128,10 +128,10 @@ class GossipCore::Impl {
   // A frame from `from` arrived: it is alive (a dead neighbour revives; its
   // stand-in retires), and an empty frame (a keepalive) is answered when we
   // sent it nothing lately. A link back from a restart or a dead spell is
-  // caught up (catch_up).
-  void heard_from(std::uint32_t from, bool keepalive, bool restarted, UnixMs now);
+  // caught up (catch_up). True when a dead link revived.
+  bool heard_from(std::uint32_t from, bool keepalive, bool restarted, UnixMs now);
   // IHAVE to `peer` for the records it may have missed while we did not hear
-  // from it (since `last_heard`), back at most one SYNC round.
+  // from it (since `last_heard`).
   void catch_up(std::uint32_t peer, UnixMs last_heard, UnixMs now);
   void flush(Effects& effects, UnixMs now);
 };

@@ -64,8 +64,9 @@ void GossipCore::Impl::apply(const PublicKey& sender, FrameContent content, bool
   counters_.messages_unknown_type += content.unknown_messages;
   auto from = index_of_key(sender);
   MESH_CHECK(from.has_value(), "an opened frame's sender is a member");
+  effects.sender = from;
   if (content.roster_version == store_.roster()->version) {
-    heard_from(*from, content.empty(), restarted, now);
+    effects.paths_healing = heard_from(*from, content.empty(), restarted, now);
   }
   apply_versions(*from, content.roster_version, now);
   const bool same_version = content.roster_version == store_.roster()->version;

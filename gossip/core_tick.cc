@@ -50,7 +50,7 @@ void GossipCore::Impl::tick_links(UnixMs now) {
   }
 }
 
-void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, bool restarted,
+bool GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, bool restarted,
                                   UnixMs now) {
   const UnixMs last_heard = watch_.last_heard_ms(from);
   const LinkWatch::Heard heard = watch_.heard(from, now, config_.link_dead_after_ms, restarted);
@@ -71,6 +71,7 @@ void GossipCore::Impl::heard_from(std::uint32_t from, bool keepalive, bool resta
     outbox_.touch(from);
   }
   if ((restarted || heard.revived) && peers_.is_active(from)) catch_up(from, last_heard, now);
+  return heard.revived;
 }
 
 void GossipCore::Impl::catch_up(std::uint32_t peer, UnixMs last_heard, UnixMs now) {
@@ -79,14 +80,17 @@ void GossipCore::Impl::catch_up(std::uint32_t peer, UnixMs last_heard, UnixMs no
   // a restarted core's first round is up to sync_interval_ms away, so a
   // record published just before the peer stopped would wait for it. The
   // window opens sync_settle_ms before we last heard from the peer (those
-  // records may still have been on their way) and reaches back one SYNC
-  // round at most: older ones its SYNC rounds repair. It holds most of
-  // them already and ignores those entries (docs/PROTOCOL.md §4a).
+  // records may still have been on their way), however long ago: after a
+  // partition heals, everything published on our side during it reaches
+  // the other side in one IHAVE and GRAFT exchange per revived link rather
+  // than one SYNC round per node. We hold one record per origin, so that is
+  // at most one entry per member, once per dead spell; the peer ignores
+  // those it holds (docs/PROTOCOL.md §4a).
   UnixMs& caught_up = caught_up_ms_[peer];
   if (caught_up >= 0 && now - caught_up < config_.sync_interval_ms / 2) return;
   caught_up = now;
   ++counters_.catch_ups;
-  const UnixMs since = std::max(last_heard, now - config_.sync_interval_ms) - config_.sync_settle_ms;
+  const UnixMs since = last_heard - config_.sync_settle_ms;
   auto announce = [&](const StoredRecord* held, RecordKind kind, std::uint32_t origin) {
     if (held == nullptr || held->envelope.timestamp_ms < since) return;
     if (announce_.size() >= config_.announce_queue_max) {

@@ -58,6 +58,8 @@ namespace mesh::gossip {
   X(missing_dropped)           /* an IHAVE not tracked: missing table full */           \
   /* overlay repair */                                                                  \
   X(links_failed)              /* paths the transport reported failed (timeouts): dead at the next tick */ \
+  X(links_up)                  /* paths the transport reported working (a connection made or adopted) */ \
+  X(path_hints)                /* dead links tried at once because a probe reached the peer's host */ \
   X(links_dead)                /* overlay neighbours found silent past link_dead_after_ms, or failed */ \
   X(links_revived)             /* dead neighbours heard from again */                   \
   X(stand_ins)                 /* peers taken in to stand in for a dead neighbour */    \

@@ -41,6 +41,12 @@ void LinkWatch::failed(std::uint32_t peer, UnixMs now) {
   if (peer < state_.size()) state_[peer].failed_ms = now;
 }
 
+void LinkWatch::path_up(std::uint32_t peer, UnixMs now) {
+  // A failure reported at this very instant (a connection that broke as
+  // another opened) still stands: only one reported before is lifted.
+  if (peer < state_.size() && state_[peer].failed_ms < now) state_[peer].failed_ms = -1;
+}
+
 std::optional<std::uint32_t> LinkWatch::pick_stand_in(UnixMs now, DurationMs dead_after_ms) const {
   std::optional<std::uint32_t> fallback;
   for (std::uint32_t p : order_) {

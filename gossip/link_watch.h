@@ -12,9 +12,10 @@
 // stand-in already, nor known dead or failed lately, preferring peers heard
 // from recently, as HyParView refills its active view from its passive view.
 // A neighbour heard from again is alive again and its stand-in is retired,
-// unless its path failed within dead_after_ms and it did not restart: a
-// path that carries the peer's frames to us but not ours to it (a stateful
-// firewall on one side) stays dead instead of flapping. At most one
+// unless its path failed within dead_after_ms and neither did it restart
+// nor has the transport found a working path to it since: a path that
+// carries the peer's frames to us but not ours to it stays dead instead of
+// flapping, and a path that heals revives at the first frame. At most one
 // stand-in per neighbour: the active links never exceed twice the overlay
 // degree.
 #pragma once
@@ -57,6 +58,10 @@ class LinkWatch {
   // "Failed"). An active link (a live neighbour or a stand-in) is found
   // dead at the next tick, and stays dead for dead_after_ms whatever is heard.
   void failed(std::uint32_t peer, UnixMs now);
+  // The transport has a working path to `peer` again (a connection it
+  // opened, or the peer's own connection it may write on): the failure
+  // reported before no longer holds the link dead.
+  void path_up(std::uint32_t peer, UnixMs now);
   // True when an empty frame from `peer` should be answered with one: we
   // sent it nothing for keepalive_ms (so a stand-in that took us in hears
   // from us, and we from it, even when no record flows).

@@ -165,6 +165,118 @@ TEST_CASE("link watch: a failed path is dead at the next tick, and stays dead fo
   CHECK(watch.tick(kT + 43'000, kDead).retired.empty());  // its old flag does not retire it
 }
 
+TEST_CASE("link watch: a failed link revives at its first frame once a working path is reported") {
+  const Twenty twenty;
+  LinkWatch watch;
+  twenty.reset(watch);
+  watch.tick(kT, kDead);
+  watch.failed(9, kT + 1'000);
+  auto changes = watch.tick(kT + 2'000, kDead);
+  REQUIRE(changes.died == std::vector<std::uint32_t>{9});
+  REQUIRE(changes.stand_ins.size() == 1);
+  // Its frames alone do not revive it: our path to it failed.
+  CHECK_FALSE(watch.heard(9, kT + 3'000, kDead).revived);
+  // The transport made a connection to it (or adopted its own): the next
+  // frame revives it at once, long before the dead window, and its
+  // stand-in retires.
+  watch.path_up(9, kT + 4'000);
+  const LinkWatch::Heard heard = watch.heard(9, kT + 4'500, kDead);
+  CHECK(heard.revived);
+  REQUIRE(heard.retired.has_value());
+  CHECK(*heard.retired == changes.stand_ins[0].second);
+  // A path reported up in the same instant as a new failure keeps it.
+  watch.failed(5, kT + 6'000);
+  watch.path_up(5, kT + 6'000);
+  CHECK(watch.tick(kT + 7'000, kDead).died == std::vector<std::uint32_t>{5});
+}
+
+// 10 cores; core 0 is cut from everyone for 3 minutes (longer than a SYNC
+// round, shorter than the dead window) while every other core publishes;
+// SYNC rounds are made rare so that only the links carry. When the cut
+// lifts and the transport reports the paths up, core 0 hears its
+// neighbours again, revives them, and both sides catch each other up on
+// everything since the cut, in a few ticks.
+TEST_CASE("a link back from a cut catches up on everything since it was cut, not one SYNC round") {
+  constexpr std::uint32_t kNodes = 10;
+  Network net(kNodes, 5, [](CoreConfig& config) { config.sync_interval_ms = 3'600'000; });
+  net.report_cuts = true;
+  net.load_all(signed_roster(make_roster(1, kNodes)));
+  for (std::uint32_t i = 0; i < kNodes; ++i) {
+    auto effects = net.cores[i]->publish(signed_report(i, 1, net.now), net.now);
+    REQUIRE(effects.ok());
+    net.take(i, std::move(effects.value()));
+  }
+  net.run(20);
+  REQUIRE(net.converged());
+  net.cut = [](std::uint32_t a, std::uint32_t b) { return a == 0 || b == 0; };
+  net.run(static_cast<int>(CoreConfig{}.keepalive_interval_ms / 1'000) + 5);  // every link to 0 failed
+  for (std::uint32_t i = 1; i < kNodes; ++i) {
+    auto effects = net.cores[i]->publish(signed_report(i, 2, net.now), net.now);
+    REQUIRE(effects.ok());
+    net.take(i, std::move(effects.value()));
+  }
+  net.run(90);  // the records are older than a SYNC round by the heal
+  net.cut = nullptr;
+  for (std::uint32_t i = 1; i < kNodes; ++i) {
+    net.cores[0]->on_link_up(server_name(i), net.now);
+    net.cores[i]->on_link_up(server_name(0), net.now);
+  }
+  int ticks = 0;
+  bool all = false;
+  for (; ticks < 30 && !all; ++ticks) {
+    net.step();
+    all = true;
+    for (std::uint32_t i = 1; i < kNodes; ++i) {
+      all = all && net.cores[0]->held_seq(RecordKind::report, server_name(i)) == std::optional<std::uint64_t>(2);
+    }
+  }
+  INFO("ticks after the heal: " << ticks);
+  CHECK(all);
+  CHECK(ticks <= 8);
+  CHECK(net.cores[0]->counters().links_revived >= 1);
+  CHECK(net.cores[0]->counters().links_up == kNodes - 1);
+}
+
+TEST_CASE("a frame that opens names its sender; one that does not names nobody") {
+  Network net(4, 3);
+  net.load_all(signed_roster(make_roster(1, 4)));
+  net.run(3);
+  auto published = net.cores[0]->publish(signed_report(0, 1, net.now), net.now);
+  REQUIRE(published.ok());
+  Effects out = net.cores[0]->on_tick(net.now + 1'000);  // the push leaves
+  REQUIRE_FALSE(out.send.empty());
+  const Outgoing& frame = out.send.front();
+  GossipCore& receiver = *net.cores[frame.to];
+  const Effects in = receiver.on_message(frame.frame, net.now + 1'000);
+  REQUIRE(in.sender.has_value());
+  CHECK(*in.sender == 0);
+  // The same frame again is a replay: it does not open, nobody is named.
+  CHECK_FALSE(receiver.on_message(frame.frame, net.now + 1'000).sender.has_value());
+  Bytes tampered = frame.frame;
+  tampered.back() ^= 1;
+  CHECK_FALSE(receiver.on_message(tampered, net.now + 1'000).sender.has_value());
+  CHECK_FALSE(receiver.on_message(Bytes{0x01, 0x02}, net.now).sender.has_value());
+}
+
+TEST_CASE("a probe that reaches a dead link's host sends it an empty frame at once") {
+  Network net(6, 5);
+  net.load_all(signed_roster(make_roster(1, 6)));
+  net.run(5);
+  GossipCore& core = *net.cores[0];
+  const std::uint32_t neighbour = core.eager_peers().front();
+  const ServerId id = server_name(neighbour);
+  CHECK_FALSE(core.on_path_hint(id, net.now));  // alive: nothing to do
+  core.on_link_failed(id, net.now);
+  (void)core.on_tick(net.now + 1);  // dead now; its keepalive goes out at once
+  const Effects quiet = core.on_tick(net.now + 1'001);
+  CHECK(std::none_of(quiet.send.begin(), quiet.send.end(), [&](const Outgoing& o) { return o.to == neighbour; }));
+  CHECK(core.on_path_hint(id, net.now + 2'000));
+  const Effects hinted = core.on_tick(net.now + 2'001);
+  CHECK(std::any_of(hinted.send.begin(), hinted.send.end(), [&](const Outgoing& o) { return o.to == neighbour; }));
+  CHECK(core.counters().path_hints == 1);
+  CHECK_FALSE(core.on_path_hint("no-such-server", net.now));
+}
+
 TEST_CASE("a core told that a neighbour's path failed takes a stand-in at its next tick") {
   Network net(6, 5);
   net.load_all(signed_roster(make_roster(1, 6)));
