@@ -6,6 +6,34 @@
 
 namespace mesh::verdict {
 
+// A success says the target is reachable now only when it was reported
+// after the target's own last word (an older one says no more than that
+// word did) by an observer that is not claimed silent itself (one that
+// is gave its last word before the split).
+std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable) {
+  const TallyContext& context = tally.context();
+  const std::uint32_t servers = context.fleet->server_count;
+  std::vector<bool> claimed(servers, false);
+  bool any = false;
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    claimed[t] = tally.silent_claims(t) >= 2;
+    any = any || claimed[t];
+  }
+  if (!any) return 0;
+  std::vector<bool> reached(servers, false);
+  for (std::uint32_t o = 0; o < servers; ++o) {
+    if (claimed[o] || usable[o] == nullptr) continue;
+    const UnixMs reported = usable[o]->timestamp_ms;
+    for_each_witness_result(context, *usable[o], [&](std::uint32_t t, bool, const ProbeResult& result) {
+      const UnixMs heard = context.heard_ms != nullptr ? (*context.heard_ms)[t] : 0;
+      if (claimed[t] && result.fail_streak == 0 && reported > heard) reached[t] = true;
+    });
+  }
+  std::uint32_t cut_off = 0;
+  for (std::uint32_t t = 0; t < servers; ++t) cut_off += claimed[t] && !reached[t];
+  return cut_off;
+}
+
 WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const ObservedReport*>& usable,
                                  const std::vector<bool>& suspect) {
   const TallyContext& context = tally.context();
@@ -63,13 +91,52 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     down[t] = failing >= 2 && succeeding == 0;
     going_down[t] = reporting >= 2 && succeeding == 0;
   }
-  // O's failing result for T is the far side of T's country's border.
+  // Country X's border against server Y abroad is *confirmed* when it is
+  // shown by evidence no far side explains (docs/VERDICTS.md, rule 6): a
+  // witness of Y in X that has a failure streak towards Y while Y's
+  // country does not hold against it, or while it still gets through to
+  // some other server of Y's country (it is not cut off from that country,
+  // so Y is singled out), or Y's own result for a
+  // server of X with a failure streak while another witness from Y's
+  // country gets through to that server, and not only just (Y's country
+  // as a whole reaches it, so the cut is Y's). Memoized per (X, Y).
+  std::vector<std::int8_t> confirmed_memo(std::size_t{servers} * countries, -1);
+  auto confirmed = [&](std::uint32_t country, std::uint32_t server) {
+    std::int8_t& memo = confirmed_memo[std::size_t{server} * countries + country];
+    if (memo >= 0) return memo == 1;
+    const std::uint32_t home = fleet.country_of[server];
+    bool shown = false;
+    for (std::uint32_t o : tally.streak_observers(server)) {
+      if (fleet.country_of[o] == country && (!holds_against(home, o) || tally.through(o, home) > 0)) {
+        shown = true;
+        break;
+      }
+    }
+    if (!shown && usable[server] != nullptr) {
+      for_each_counted_result(*usable[server], params, servers, [&](const ProbeResult& result) {
+        if (shown || result.fail_streak == 0 || fleet.country_of[result.target] != country) return;
+        // Getting through for a while: a result only just recovered (a
+        // block lifting) says nothing of the country's usual reach.
+        shown = tally.succeeding(result.target, home) > tally.recovering(result.target, home);
+      });
+    }
+    memo = shown ? 1 : 0;
+    return shown;
+  };
+  // O's failing result for T is the far side of T's country's border: T's
+  // country C holds against O, O gets through to none of C's servers (a
+  // border cuts an observer from the whole country), and no evidence shows
+  // O's own country singling T out. When neither border is confirmed the
+  // broader one is the censor's: that is the one symmetric case the data
+  // cannot tell (docs/VERDICTS.md, "Borders").
   auto far_side = [&](std::uint32_t observer, std::uint32_t target) {
     const std::uint32_t observer_country = fleet.country_of[observer];
     const std::uint32_t target_country = fleet.country_of[target];
-    return !down[target] && observer_country != target_country &&
-           holds_against(target_country, observer) &&
-           j.breadth_[target_country] >= j.breadth_[observer_country];
+    if (down[target] || observer_country == target_country || !holds_against(target_country, observer) ||
+        tally.through(observer, target_country) > 0 || confirmed(observer_country, target)) {
+      return false;
+    }
+    return confirmed(target_country, observer) || j.breadth_[target_country] >= j.breadth_[observer_country];
   };
 
   // The censor's border is the broadest: a split of the fleet makes every
@@ -88,23 +155,23 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     for_each_counted_result(*usable[o], params, servers, [&](const ProbeResult& result) {
       ++probed;
       const std::uint32_t t = result.target;
-      const bool streak = result.fail_streak > 0;
-      if (!streak && !result.recovered) return;
+      // Only a failure confirmed against a living target (answered) is the
+      // observer's own, or strains it: one whose target is silent to it (or
+      // not heard again yet) says nothing about its network; the far side
+      // of a split that cuts gossip too is read from silence (cut_off_count).
+      if (result.fail_streak == 0 || result.unanswered_since_ms != 0) return;
       const bool abroad = country != fleet.country_of[t];
       if (is_failing(result, params) && !down[t] && !(abroad && fails(country, t))) ++own;
       // Strain is read from streaks on their way, as borders are: a node
       // publishes each change at once, so across a split the first votes
       // can arrive before the observers' other failures have grown to
-      // fail_streak; the strain must show before any vote can. It also
-      // stands while results have only just recovered, as a lifted border
-      // does: when a split heals, each observer gets through to the other
-      // side one probe at a time, and its strain must not lift while
-      // witnesses that have not probed again still fail the other side.
+      // fail_streak; the strain must show before any vote can. Results
+      // that have only just recovered no longer count (until 2026-12-05
+      // they held the strain after a heal): a split that heals leaves
+      // failures that are silent claims or pending, which are no votes
+      // (is_vote), and holding the flag re-raised it minutes after the heal.
       if (down[t] || going_down[t]) return;
-      if (abroad && (streak ? turns_against(country, t) : holds_against(country, t)) &&
-          j.breadth_[country] >= broadest) {
-        return;
-      }
+      if (abroad && turns_against(country, t) && j.breadth_[country] >= broadest) return;
       if (abroad && far_side(o, t)) return;
       ++unshared;
     });
@@ -117,12 +184,18 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   for (std::uint32_t o = 0; o < servers; ++o) {
     if (usable[o] != nullptr) ++observers;
   }
-  // Two signs of a split fleet: many observers strained at once (probes
-  // fail across the split while gossip still flows), or many servers silent
-  // at once (a split that also cuts gossip: this node hears only its side).
+  // Three signs of a split fleet: many observers strained at once (probes
+  // fail across the split while gossip still flows); many servers silent
+  // at once (a split that also cuts gossip: this node hears only its side);
+  // many servers cut off at once (cut_off_count: a censor's targets keep
+  // reporting; a split's far side goes silent from its first failed probe,
+  // long before its reports go stale).
   const std::uint32_t silent = servers - observers;
-  j.partitioned_ = (strained >= 2 && strained * kPartitionedShareDenominator >= observers) ||
-                   (silent >= 2 && silent * kPartitionedShareDenominator >= servers);
+  auto many = [](std::uint32_t count, std::uint32_t of) {
+    return count >= 2 && count * kPartitionedShareDenominator >= of;
+  };
+  j.partitioned_ = many(strained, observers) || many(silent, servers) ||
+                   many(cut_off_count(tally, usable), servers);
 
   const std::size_t cells = std::size_t{servers} * countries;
   j.eligible_.resize(cells);
@@ -143,7 +216,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     for_each_witness_result(context, *usable[o], [&](std::uint32_t target, bool,
                                                      const ProbeResult& result) {
       --j.eligible_[j.cell(target, country)];
-      if (is_failing(result, params)) --j.failing_[j.cell(target, country)];
+      if (tally.votes(result)) --j.failing_[j.cell(target, country)];
       if (result.fail_streak == 0) --j.succeeding_[j.cell(target, country)];
       ++j.discarded_[target];
     });

@@ -68,14 +68,13 @@ class WitnessJudgement {
 };
 
 // An observer is *strained* when failure streaks (of any length: failing or
-// on their way) and results flagged recovered that neither a border (on
-// its way, or held for a recovered result), its far side nor a server
-// going down explains reach half the unreliable fraction. The
+// on their way) that neither a border on its way, its far side nor a
+// server going down explains reach half the unreliable fraction. The
 // fleet is partitioned when at least 1 / kPartitionedShareDenominator of
-// the observers with a usable view are strained (and at least two), or at
-// least 1 / kPartitionedShareDenominator of the roster's servers have no
-// usable view at all (and at least two): silent servers whose witnesses fail
-// them look powered off, but a quarter of the fleet at once is this node
+// the observers with a usable view are strained (and at least two), or of
+// the roster's servers have no usable view at all (and at least two), or
+// are cut off (cut_off_count): silent servers whose witnesses fail them
+// look powered off, but a quarter of the fleet at once is this node
 // hearing only its side of a split.
 inline constexpr std::uint32_t kPartitionedShareDenominator = 4;
 inline std::uint32_t strained_permille(const Parameters& params) {
@@ -88,5 +87,12 @@ inline std::uint32_t strained_permille(const Parameters& params) {
 // are examined further, so a quiet fleet costs O(failing results).
 WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const ObservedReport*>& usable,
                                  const std::vector<bool>& suspect);
+
+// Servers cut off at once: at least two witnesses fail each and have not
+// heard from it since their failures began, nor have we (their silence
+// claims hold, Tally::silent_claims), and nobody gets through to it but
+// observers that are themselves so claimed. A censor's targets keep
+// reporting; a split's far side goes silent from its first failed probe.
+std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable);
 
 }  // namespace mesh::verdict

@@ -56,6 +56,7 @@ std::vector<std::string_view> flag_names(const StatusFlags& flags) {
   if (flags.unreachable) names.push_back("unreachable");
   if (flags.no_data) names.push_back("no_data");
   if (flags.insufficient_evidence) names.push_back("insufficient_evidence");
+  if (flags.held_out) names.push_back("held_out");
   return names;
 }
 
@@ -77,6 +78,10 @@ std::string unreachable_caption(std::uint32_t failing, std::uint32_t eligible) {
 std::string insufficient_caption(std::uint32_t failing, std::uint32_t eligible) {
   return "Not enough evidence (" + std::to_string(failing) + " of " + std::to_string(eligible) +
          " servers can't see it)";
+}
+
+std::string held_out_caption(std::uint32_t changes) {
+  return "Held out: flapping (" + std::to_string(changes) + " changes in the last hour)";
 }
 
 std::string to_canonical_json(const Evaluation& evaluation, int indent) {

@@ -40,10 +40,14 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
   const WitnessPlan current = plan_witnesses(roster, fleet, epoch);
   std::optional<WitnessPlan> previous;
   if (grace) previous = plan_witnesses(roster, fleet, epoch - 1);
-  Tally tally(TallyContext{&fleet, &params, &current, previous ? &*previous : nullptr});
-
   std::uint32_t ignored = 0;
   std::vector<const ObservedReport*> latest = latest_by_origin(fleet.server_count, reports, ignored);
+  std::vector<UnixMs> heard_ms(fleet.server_count, 0);
+  for (std::uint32_t origin = 0; origin < fleet.server_count; ++origin) {
+    if (latest[origin] != nullptr) heard_ms[origin] = latest[origin]->timestamp_ms;
+  }
+  Tally tally(TallyContext{&fleet, &params, &current, previous ? &*previous : nullptr, &heard_ms});
+
   std::vector<const ObservedReport*> usable(fleet.server_count, nullptr);
   std::vector<bool> suspect(fleet.server_count, false);
   for (std::uint32_t origin = 0; origin < fleet.server_count; ++origin) {
@@ -75,6 +79,7 @@ struct Evaluator::State {
   std::uint64_t tally_epoch = 0;
   bool tally_grace = false;
   std::vector<Held> held;
+  std::vector<UnixMs> heard_ms;  // by server: its held report's timestamp (TallyContext::heard_ms)
   std::uint32_t ignored = 0;
 
   void reset(const Roster& new_roster) {
@@ -84,7 +89,22 @@ struct Evaluator::State {
     current.reset();
     previous.reset();
     held.assign(fleet.server_count, Held{});
+    heard_ms.assign(fleet.server_count, 0);
     ignored = 0;
+  }
+
+  // The latest report of `origin` is now dated `timestamp_ms`: the silence
+  // claims against it are taken out of the tally and put back judged anew.
+  void set_heard(std::uint32_t origin, UnixMs timestamp_ms) {
+    if (heard_ms[origin] == timestamp_ms) return;
+    if (!tally) {
+      heard_ms[origin] = timestamp_ms;
+      return;
+    }
+    const std::vector<std::uint32_t> claimants = tally->silent_claimants(origin);
+    for (std::uint32_t observer : claimants) tally->contribute(-1, *held[observer].report);
+    heard_ms[origin] = timestamp_ms;
+    for (std::uint32_t observer : claimants) tally->contribute(+1, *held[observer].report);
   }
 
   void ensure_plans(std::uint64_t epoch, bool grace) {
@@ -103,7 +123,7 @@ struct Evaluator::State {
   void rebuild(std::uint64_t epoch, bool grace) {
     tally.reset();
     ensure_plans(epoch, grace);
-    tally.emplace(TallyContext{&fleet, &roster.params, &*current, grace ? &*previous : nullptr});
+    tally.emplace(TallyContext{&fleet, &roster.params, &*current, grace ? &*previous : nullptr, &heard_ms});
     tally_epoch = epoch;
     tally_grace = grace;
     for (Held& entry : held) entry.contributing = false;
@@ -145,7 +165,10 @@ bool Evaluator::upsert(ObservedReport report) {
   }
   entry.suspect = fails_share(report, state.roster.params, state.fleet.server_count,
                               strained_permille(state.roster.params));
+  const UnixMs timestamp_ms = report.timestamp_ms;
+  const std::uint32_t origin = report.origin;
   entry.report = std::move(report);
+  state.set_heard(origin, timestamp_ms);
   return true;
 }
 

@@ -26,6 +26,9 @@ std::string unreachable_caption(std::uint32_t failing, std::uint32_t eligible);
 // "Not enough evidence (N of M servers can't see it)": shown on a server
 // that stays ok because the failing witnesses cannot make a verdict.
 std::string insufficient_caption(std::uint32_t failing, std::uint32_t eligible);
+// "Held out: flapping (N changes in the last hour)": shown on a server that
+// looks healthy but is held out of rotation after flapping.
+std::string held_out_caption(std::uint32_t changes);
 
 // Server-card badges.
 inline constexpr std::string_view kBadgeStale = "stale";  // metrics older than stale_after
@@ -40,12 +43,16 @@ struct StatusFlags {
   // country's trusted witnesses disagree, or too few trusted witnesses are
   // left to reach it. Changes no status; the server stays in rotation.
   bool insufficient_evidence = false;
+  // Its fresh report says it is healthy but flapped lately and asks to be
+  // held out until its hold-down ends (docs/VERDICTS.md, "Flapping"):
+  // out of rotation while its status stays what the rules say.
+  bool held_out = false;
   bool operator==(const StatusFlags&) const = default;
 };
 
 // The names of the flags that hold, in this order: "unavailable",
-// "unreachable", "no_data", "insufficient_evidence" (canonical JSON and the
-// panel API list them so).
+// "unreachable", "no_data", "insufficient_evidence", "held_out" (canonical
+// JSON and the panel API list them so).
 std::vector<std::string_view> flag_names(const StatusFlags& flags);
 
 // Observers of one country, for one target ("RU 3 of 3 failing").
@@ -70,6 +77,7 @@ struct ServerVerdict {
   std::uint32_t explained = 0;    // failing results that are the far side of a border
   std::vector<CountryTally> by_country;  // sorted by country code; all-zero rows left out
   std::string self_check_reason;  // from the fresh report when unavailable
+  std::uint32_t flap_changes = 0; // from the fresh report: healthy -> failing in its last hour
   UnixMs last_report_ms = 0;      // timestamp of the latest report, 0 = none
   std::vector<std::string> badges;  // kBadgeStale, kBadgeAgentSilent
   bool operator==(const ServerVerdict&) const = default;

@@ -13,8 +13,8 @@ auto metrics_tuple(const Metrics& m) {
 }
 
 auto result_tuple(const ProbeResult& r) {
-  return std::tie(r.target, r.fail_streak, r.ok_streak, r.last_probe_ms, r.last_ok_ms,
-                  r.reason);
+  return std::tie(r.target, r.fail_streak, r.ok_streak, r.last_probe_ms, r.last_ok_ms, r.reason,
+                  r.recovered, r.unanswered_since_ms);
 }
 
 bool results_less(const std::vector<ProbeResult>& a, const std::vector<ProbeResult>& b) {
@@ -32,6 +32,9 @@ bool report_less(const Report& a, const Report& b) {
       std::tie(sb.listener_ok, sb.service_ok, sb.reason)) {
     return std::tie(sa.listener_ok, sa.service_ok, sa.reason) <
            std::tie(sb.listener_ok, sb.service_ok, sb.reason);
+  }
+  if (std::tie(a.flapping.changes, a.flapping.hold_ms) != std::tie(b.flapping.changes, b.flapping.hold_ms)) {
+    return std::tie(a.flapping.changes, a.flapping.hold_ms) < std::tie(b.flapping.changes, b.flapping.hold_ms);
   }
   if (metrics_tuple(a.metrics) != metrics_tuple(b.metrics)) {
     return metrics_tuple(a.metrics) < metrics_tuple(b.metrics);

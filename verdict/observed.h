@@ -59,9 +59,30 @@ void for_each_counted_result(const ObservedReport& observed, const Parameters& p
   }
 }
 
-// A result votes "can't reach" when its failure streak is at least fail_streak.
+// A result's failure streak is at least fail_streak.
 inline bool is_failing(const ProbeResult& result, const Parameters& params) {
   return result.fail_streak >= params.fail_streak;
+}
+
+// An unanswered failure (ProbeResult::unanswered_since_ms) is a *silence
+// claim* that holds at the evaluating node while nothing the target signed
+// since the streak began is held here (`target_heard_ms`: the timestamp of
+// the target's latest report held, 0: none): the target is silent to us
+// too. Otherwise the failure is *pending*: the target spoke, and no probe
+// has failed since.
+inline bool silence_holds(const ProbeResult& result, UnixMs target_heard_ms) {
+  return result.fail_streak > 0 && result.unanswered_since_ms != 0 && target_heard_ms < result.unanswered_since_ms;
+}
+
+// A result votes "can't reach" (docs/VERDICTS.md, rule 5) when its streak
+// is failing and it is answered (the target spoke since the streak began,
+// and still could not be reached), or its silence claim holds (powered
+// off, or cut off with its side of a split: the partition rule tells those
+// apart). A pending one has not been confirmed against a living target and
+// is on its way, like a shorter streak.
+inline bool is_vote(const ProbeResult& result, const Parameters& params, UnixMs target_heard_ms) {
+  return is_failing(result, params) &&
+         (result.unanswered_since_ms == 0 || silence_holds(result, target_heard_ms));
 }
 
 // Of the counted results of its view, at least unreliable_min_targets, and

@@ -12,7 +12,8 @@ bool id_less(const TargetStreak& streak, std::string_view id) {
   return std::string_view(streak.id) < id;
 }
 
-void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome) {
+void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome, UnixMs heard_ms,
+                   UnixMs started_ms, UnixMs heard_at_ms) {
   ++streak.probes;
   streak.last_probe_ms = now_ms;
   streak.reason = outcome;
@@ -21,10 +22,19 @@ void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome) {
     streak.ok_streak = std::min(streak.ok_streak + 1, kStreakMax);
     streak.fail_streak = 0;
     streak.last_ok_ms = now_ms;
+    streak.failing_since_ms = 0;
+    streak.answered = false;
   } else {
+    if (streak.fail_streak == 0) {
+      streak.failing_since_ms = now_ms;
+      streak.answered = false;
+    }
     streak.fail_streak = std::min(streak.fail_streak + 1, kStreakMax);
     streak.ok_streak = 0;
     streak.after_failure = false;
+    if (heard_ms != 0 && heard_ms >= streak.failing_since_ms && heard_at_ms <= started_ms) {
+      streak.answered = true;
+    }
   }
 }
 
@@ -42,11 +52,13 @@ UnixMs shifted(UnixMs time, DurationMs delta) {
 
 ProbeResult TargetStreak::result(std::uint32_t target, std::uint32_t recovered_within) const {
   const bool recovered = fail_streak == 0 && after_failure && ok_streak <= recovered_within;
-  return ProbeResult{target, fail_streak, ok_streak, last_probe_ms, last_ok_ms, reason, recovered};
+  const UnixMs unanswered_since = fail_streak > 0 && !answered ? failing_since_ms : 0;
+  return ProbeResult{target, fail_streak, ok_streak, last_probe_ms, last_ok_ms, reason, recovered, unanswered_since};
 }
 
 const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_ms,
-                                        ProbeFailure outcome, DurationMs restart_after_ms) {
+                                        ProbeFailure outcome, DurationMs restart_after_ms,
+                                        UnixMs heard_ms, UnixMs started_ms, UnixMs heard_at_ms) {
   MESH_CHECK(is_valid_server_id(target_id), "probe ledger: target id breaks the id rule");
   MESH_CHECK(static_cast<std::uint8_t>(outcome) <= kProbeFailureMax,
              "probe ledger: outcome is not a ProbeFailure");
@@ -64,14 +76,16 @@ const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_m
     it->ok_streak = 0;
     it->after_failure = false;
   }
-  apply_outcome(*it, now_ms, outcome);
+  apply_outcome(*it, now_ms, outcome, heard_ms, started_ms < 0 ? now_ms : started_ms,
+                heard_at_ms < 0 ? heard_ms : heard_at_ms);
   return &*it;
 }
 
 bool ProbeLedger::restore(const TargetStreak& streak) {
   const bool failed = streak.reason != ProbeFailure::none;
-  const bool consistent = failed ? streak.fail_streak > 0 && streak.ok_streak == 0
-                                 : streak.fail_streak == 0 && streak.ok_streak > 0;
+  const bool consistent =
+      failed ? streak.fail_streak > 0 && streak.ok_streak == 0 && streak.failing_since_ms <= streak.last_probe_ms
+             : streak.fail_streak == 0 && streak.ok_streak > 0 && streak.failing_since_ms == 0 && !streak.answered;
   if (!is_valid_server_id(streak.id) || static_cast<std::uint8_t>(streak.reason) > kProbeFailureMax ||
       streak.fail_streak > kStreakMax || streak.ok_streak > kStreakMax || !consistent ||
       streak.probes == 0 || streak.last_ok_ms < 0) {
@@ -95,6 +109,7 @@ const TargetStreak* ProbeLedger::find(std::string_view target_id) const {
 void ProbeLedger::shift(DurationMs delta_ms) {
   for (TargetStreak& streak : streaks_) {
     streak.last_probe_ms = shifted(streak.last_probe_ms, delta_ms);
+    if (streak.fail_streak > 0) streak.failing_since_ms = shifted(streak.failing_since_ms, delta_ms);
     if (streak.last_ok_ms == 0) continue;  // never succeeded: stays "never"
     streak.last_ok_ms = std::max<UnixMs>(shifted(streak.last_ok_ms, delta_ms), 1);
   }

@@ -41,11 +41,18 @@ struct TargetStreak {
   // restart after a gap). Not stored across restarts: a restarted node
   // forgets a recovery, which only shortens its flag (ProbeResult::recovered).
   bool after_failure = false;
+  // While failing (fail_streak > 0): when the streak's first failure was
+  // probed, and whether a probe of it has failed since the target spoke
+  // after that (answered, sticky for the streak). 0 and false while the
+  // last probe succeeded.
+  UnixMs failing_since_ms = 0;
+  bool answered = false;
   bool operator==(const TargetStreak&) const = default;
 
   // The wire form of this streak under roster index `target`.
   // Flagged recovered while an ok streak that followed a failure is at most
-  // `recovered_within` probes long (0: never flagged).
+  // `recovered_within` probes long (0: never flagged). A failing one not
+  // answered carries its failing_since_ms (ProbeResult::unanswered_since_ms).
   ProbeResult result(std::uint32_t target, std::uint32_t recovered_within = 0) const;
 };
 
@@ -65,9 +72,20 @@ class ProbeLedger {
   // stale_after_ms), both streaks start again from this outcome, so a target
   // assigned again after an epoch away cannot turn one failure into a vote
   // on an old streak. last_ok_ms is kept (it is a fact, not a streak).
+  // A failure that starts a streak sets failing_since_ms = now_ms; every
+  // failure marks the streak answered when the target's latest report the
+  // observer holds was signed at or after failing_since_ms (`heard_ms`, 0:
+  // none) and reached the observer (`heard_at_ms`, its clock) no later than
+  // the failed probe began (`started_ms`): the target spoke since the
+  // streak began, and a probe started after we heard it still could not
+  // reach it.
+  // (A report that arrives late, when a split heals, with a probe begun
+  // before it arrived, confirms nothing.) started_ms < 0: now_ms;
+  // heard_at_ms < 0: heard_ms.
   // REQUIRES: is_valid_server_id(target_id); outcome a ProbeFailure enumerator.
   const TargetStreak* record(std::string_view target_id, UnixMs now_ms, ProbeFailure outcome,
-                             DurationMs restart_after_ms);
+                             DurationMs restart_after_ms, UnixMs heard_ms = 0, UnixMs started_ms = -1,
+                             UnixMs heard_at_ms = -1);
 
   // The streak of `target_id`, or nullptr if it was never probed (or was
   // forgotten). O(log targets). Valid until the next non-const call.
@@ -86,8 +104,9 @@ class ProbeLedger {
   // for its id. False (nothing changes) when it breaks the ledger's
   // invariants: an invalid id, a reason outside ProbeFailure, streaks over
   // kStreakMax or inconsistent with the reason (fail_streak > 0 exactly
-  // when reason != none, and then ok_streak == 0), no probe counted, or a
-  // new target while the ledger is full. A gap since last_probe_ms restarts
+  // when reason != none, and then ok_streak == 0), failing_since_ms after
+  // the last probe (or set, or answered, on an ok streak), no probe
+  // counted, or a new target while the ledger is full. A gap since last_probe_ms restarts
   // the streaks at the next record(), as for any target.
   bool restore(const TargetStreak& streak);
 
@@ -102,8 +121,8 @@ class ProbeLedger {
   // roster_version = roster.version. Results are the streaks as they stand;
   // stale ones are the verdict's business (docs/VERDICTS.md, rule 3).
   // REQUIRES: every index in targets < roster.servers.size().
-  // Results are flagged recovered as TargetStreak::result says, with
-  // recovered_within = the roster's fail_streak.
+  // Results are flagged recovered, and failing ones unanswered, as
+  // TargetStreak::result says, with recovered_within = the roster's fail_streak.
   ProbeView view_for(const Roster& roster, std::span<const std::uint32_t> targets,
                      std::uint32_t self) const;
 

@@ -53,6 +53,12 @@ void apply_report(const RuleInputs& in, std::uint32_t target, ServerVerdict& ver
   const SelfCheck& self_check = latest->report.self_check;
   verdict.flags.unavailable = !self_check.listener_ok || !self_check.service_ok;
   if (verdict.flags.unavailable) verdict.self_check_reason = self_check.reason;
+  // Flapping (docs/VERDICTS.md): healthy again, but held out until its own
+  // hold-down ends, which every node reads from the same report.
+  const Flapping& flapping = latest->report.flapping;
+  verdict.flap_changes = flapping.changes;
+  verdict.flags.held_out = !verdict.flags.unavailable && flapping.hold_ms > 0 &&
+                           in.now_ms - latest->timestamp_ms < flapping.hold_ms;
 }
 
 void apply_precedence(ServerVerdict& verdict) {
@@ -71,10 +77,14 @@ void apply_precedence(ServerVerdict& verdict) {
       verdict.caption = insufficient_caption(verdict.failing, verdict.eligible);
     }
   }
+  if (verdict.flags.held_out && verdict.status == ServerStatus::ok) {
+    verdict.caption = held_out_caption(verdict.flap_changes);
+  }
 }
 
 bool in_rotation(const ServerVerdict& verdict) {
-  return verdict.status == ServerStatus::ok || verdict.status == ServerStatus::no_data;
+  return (verdict.status == ServerStatus::ok || verdict.status == ServerStatus::no_data) &&
+         !verdict.flags.held_out;
 }
 
 // Best-available rank: a server whose own self-check failed ranks below
@@ -107,15 +117,18 @@ RouteMembership route_membership(const Route& route, const std::vector<std::uint
     if (rank_better(servers[i], servers[best])) best = i;
   }
   std::uint32_t unavailable = 0;
+  std::uint32_t held_out = 0;
   for (std::uint32_t i : indices) {
     if (servers[i].flags.unavailable) ++unavailable;
+    if (servers[i].flags.held_out) ++held_out;
     bool tied = !rank_better(servers[best], servers[i]) && !rank_better(servers[i], servers[best]);
     if (tied) membership.members.push_back(servers[i].id);
   }
+  const std::uint32_t unreachable = static_cast<std::uint32_t>(indices.size()) - unavailable - held_out;
   membership.degraded_reason = "no server in rotation (" + std::to_string(unavailable) +
-                               " unavailable, " +
-                               std::to_string(indices.size() - unavailable) +
-                               " unreachable): serving the best available";
+                               " unavailable, " + std::to_string(unreachable) + " unreachable" +
+                               (held_out > 0 ? ", " + std::to_string(held_out) + " held out" : "") +
+                               "): serving the best available";
   return membership;
 }
 

@@ -25,8 +25,45 @@ Tally::Tally(const TallyContext& context) : context_(context) {
   present_.assign(cells, 0);
   assigned_.assign(cells, 0);
   failing_observers_.assign(context.fleet->server_count, {});
+  streak_observers_.assign(context.fleet->server_count, {});
+  through_.assign(cells, 0);
+  silent_claims_.assign(context.fleet->server_count, 0);
+  silent_claimants_.assign(context.fleet->server_count, {});
   count_assigned();
 }
+
+bool Tally::silence_held(const ProbeResult& result) const {
+  const UnixMs heard = context_.heard_ms != nullptr ? (*context_.heard_ms)[result.target] : 0;
+  return silence_holds(result, heard);
+}
+
+bool Tally::votes(const ProbeResult& result) const {
+  const UnixMs heard = context_.heard_ms != nullptr ? (*context_.heard_ms)[result.target] : 0;
+  return is_vote(result, *context_.params, heard);
+}
+
+std::uint32_t Tally::through(std::uint32_t observer, std::uint32_t country) const {
+  return non_negative(through_[cell(observer, country)]);
+}
+
+std::uint32_t Tally::silent_claims(std::uint32_t target) const {
+  return non_negative(silent_claims_[target]);
+}
+
+namespace {
+
+void add_or_remove(std::vector<std::uint32_t>& observers, std::uint32_t origin, int sign) {
+  if (sign > 0) {
+    observers.push_back(origin);
+    return;
+  }
+  auto it = std::find(observers.begin(), observers.end(), origin);
+  MESH_CHECK(it != observers.end(), "tally: removal of a result never added");
+  *it = observers.back();
+  observers.pop_back();
+}
+
+}  // namespace
 
 void Tally::count_assigned() {
   const Fleet& fleet = *context_.fleet;
@@ -50,7 +87,6 @@ void Tally::contribute(int sign, const ObservedReport& observed) {
   const std::uint32_t origin = observed.origin;
   MESH_CHECK(origin < fleet.server_count, "contribute(): origin outside the roster");
   const std::uint32_t country = fleet.country_of[origin];
-  const Parameters& params = *context_.params;
   for_each_witness_result(context_, observed, [&](std::uint32_t target, bool current,
                                                   const ProbeResult& result) {
     const std::size_t at = cell(target, country);
@@ -58,17 +94,15 @@ void Tally::contribute(int sign, const ObservedReport& observed) {
     reporting_[at] += sign;
     if (result.fail_streak == 0) succeeding_[at] += sign;
     if (result.fail_streak == 0 && result.recovered) recovering_[at] += sign;
-    if (!is_failing(result, params)) return;
-    failing_[at] += sign;
-    std::vector<std::uint32_t>& observers = failing_observers_[target];
-    if (sign > 0) {
-      observers.push_back(origin);
-    } else {
-      auto it = std::find(observers.begin(), observers.end(), origin);
-      MESH_CHECK(it != observers.end(), "tally: removal of a failing result never added");
-      *it = observers.back();
-      observers.pop_back();
+    if (result.fail_streak == 0 && !result.recovered) through_[cell(origin, fleet.country_of[target])] += sign;
+    if (result.fail_streak > 0) add_or_remove(streak_observers_[target], origin, sign);
+    if (result.fail_streak > 0 && result.unanswered_since_ms != 0) {
+      add_or_remove(silent_claimants_[target], origin, sign);
+      if (silence_held(result)) silent_claims_[target] += sign;
     }
+    if (!votes(result)) return;
+    failing_[at] += sign;
+    add_or_remove(failing_observers_[target], origin, sign);
   });
 }
 

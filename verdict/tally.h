@@ -24,6 +24,11 @@ struct TallyContext {
   const Parameters* params = nullptr;
   const WitnessPlan* current = nullptr;
   const WitnessPlan* previous = nullptr;  // non-null only in the grace window
+  // By server: the timestamp of its latest report held (0: none), which a
+  // silent claim is judged against (silence_holds). The owner changes an
+  // entry only with the claims against that server taken out of the tally
+  // (Tally::silent_claimants).
+  const std::vector<UnixMs>* heard_ms = nullptr;
 };
 
 // Calls visit(target, current, const ProbeResult&) for every counted result
@@ -60,7 +65,7 @@ class Tally {
   // Witnesses (current or grace) of `target` in `country` with a counted
   // result; how many of those results fail (streak >= fail_streak), and how
   // many succeed (streak 0: the last probe got through). A result between
-  // the two is on its way to failing and is neither.
+  // the two (on its way to failing, or pending: is_vote) is neither.
   std::uint32_t reporting(std::uint32_t target, std::uint32_t country) const;
   std::uint32_t failing(std::uint32_t target, std::uint32_t country) const;
   std::uint32_t succeeding(std::uint32_t target, std::uint32_t country) const;
@@ -74,6 +79,29 @@ class Tally {
   const std::vector<std::uint32_t>& failing_observers(std::uint32_t target) const {
     return failing_observers_[target];
   }
+  // Results with a failure streak (any length) whose silence claim holds
+  // (silence_holds): the target has been silent to them, and to us.
+  std::uint32_t silent_claims(std::uint32_t target) const;
+  // The observers whose counted result for `target` is an unanswered
+  // failure (a silence claim, held or not), in no set order: those to take
+  // out and put back when the target's latest report changes.
+  const std::vector<std::uint32_t>& silent_claimants(std::uint32_t target) const {
+    return silent_claimants_[target];
+  }
+  // The observers whose counted result for `target` has a failure streak
+  // (any length, answered or not), in no set order.
+  const std::vector<std::uint32_t>& streak_observers(std::uint32_t target) const {
+    return streak_observers_[target];
+  }
+  // Of `observer`'s counted witness results for servers of `country`, those
+  // that get through and are not flagged recovered: 0 means the observer
+  // reaches none of that country's servers it probes (cut off from it, or
+  // only just back).
+  std::uint32_t through(std::uint32_t observer, std::uint32_t country) const;
+  // Whether `result` is a vote here (is_vote, against the heard_ms of the context).
+  bool votes(const ProbeResult& result) const;
+  // Whether its silence claim holds here (silence_holds).
+  bool silence_held(const ProbeResult& result) const;
 
  private:
   std::size_t cell(std::uint32_t target, std::uint32_t country) const {
@@ -90,6 +118,10 @@ class Tally {
   std::vector<std::int32_t> present_;    // [target][country]: current witnesses with a result
   std::vector<std::int32_t> assigned_;   // [target][country]: current witnesses
   std::vector<std::vector<std::uint32_t>> failing_observers_;  // [target]
+  std::vector<std::vector<std::uint32_t>> streak_observers_;     // [target]
+  std::vector<std::int32_t> through_;                            // [observer][country]
+  std::vector<std::int32_t> silent_claims_;                      // [target]
+  std::vector<std::vector<std::uint32_t>> silent_claimants_;     // [target]
 };
 
 }  // namespace mesh::verdict

@@ -48,6 +48,19 @@ void Agent::Impl::absorb(gossip::Effects&& effects, AgentEffects& out, UnixMs no
   for (auto& erased : effects.erase) out.store.erase_records.push_back(std::move(erased));
   if (effects.roster_changed) on_roster_changed(out);
   feed_.reports_changed(effects.reports_changed);
+  if (const Roster* held = core_.roster(); held != nullptr) {
+    if (effects.roster_changed || heard_at_.size() != held->servers.size()) {
+      heard_at_.assign(held->servers.size(), -1);
+    }
+    for (std::uint32_t index : effects.reports_changed) {
+      if (index < heard_at_.size()) heard_at_[index] = now;
+    }
+  }
+  const Roster* roster = core_.roster();
+  if (effects.sender && roster != nullptr && *effects.sender < roster->servers.size()) {
+    out.frame_sender = roster->servers[*effects.sender].id;
+  }
+  out.paths_healing = out.paths_healing || effects.paths_healing;
 }
 
 void Agent::Impl::watch_clock(const gossip::Effects& effects, UnixMs now) {
@@ -57,6 +70,43 @@ void Agent::Impl::watch_clock(const gossip::Effects& effects, UnixMs now) {
     if (auto held = core_.report_of(index)) clock_.on_arrival(index, held->envelope->timestamp_ms, now);
   }
   clock_.on_future_total(core_.counters().records_future, now);
+}
+
+UnixMs Agent::Impl::heard_ms(std::uint32_t index) const {
+  const std::optional<gossip::HeldRecord> held = core_.report_of(index);
+  return held ? held->envelope->timestamp_ms : 0;
+}
+
+UnixMs Agent::Impl::heard_at_ms(std::uint32_t index) const {
+  return index < heard_at_.size() && heard_at_[index] >= 0 ? heard_at_[index] : heard_ms(index);
+}
+
+void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
+  const Roster* roster = core_.roster();
+  const std::optional<std::uint32_t> self = core_.self_index();
+  if (roster == nullptr || !self) return;
+  for (std::uint32_t index : effects.reports_changed) {
+    if (index == *self || index >= roster->servers.size()) continue;
+    // A target we fail and had not heard since the streak began has spoken:
+    // probe it again now, so that a living target's failure is confirmed
+    // (answered) within seconds instead of at the next interval.
+    const verdict::TargetStreak* streak = ledger_.find(roster->servers[index].id);
+    if (streak != nullptr && streak->fail_streak > 0 && !streak->answered &&
+        heard_ms(index) >= streak->failing_since_ms) {
+      schedule_.hurry(index, now);
+    }
+    const std::optional<gossip::HeldRecord> held = core_.report_of(index);
+    if (!held) continue;
+    // The core accepted the record: neither decode fails but on a bug.
+    auto envelope = decode_envelope_view(held->envelope->raw);
+    if (!envelope.ok()) continue;
+    auto read = decode_report_failures(envelope->payload, envelope->timestamp_ms);
+    if (!read.ok() || read->roster_version != roster->version) continue;
+    for (const ProbeResult& failure : read->failures) {
+      // Unanswered since before our last report: it will hear that one.
+      if (failure.target == *self && failure.unanswered_since_ms > last_report_ms_) refute_due_ = true;
+    }
+  }
 }
 
 void Agent::Impl::note_compatriot_failures(const gossip::Effects& effects, UnixMs now) {
@@ -117,6 +167,13 @@ Status<AgentError> Agent::Impl::restore_state(const StoredState& stored, UnixMs 
                           "agent state '" + key + "': not a volume account of format 1");
       }
       volume_.restore(*record, now);
+    } else if (key == kFlapsKey) {
+      auto flaps = FlapHistory::decode(value);
+      if (!flaps) {
+        return make_error(AgentError::corrupt_state,
+                          "agent state '" + key + "': not a flap history of format 1");
+      }
+      flaps_ = std::move(*flaps);
     }
   }
   ledger_ = std::move(ledger);
@@ -206,11 +263,15 @@ AgentEffects Agent::on_frame(ByteView frame, UnixMs now) {
   gossip::Effects effects = impl_->core_.on_message(frame, now);
   impl_->watch_clock(effects, now);
   impl_->note_compatriot_failures(effects, now);
+  impl_->note_heard(effects, now);
   impl_->absorb(std::move(effects), out, now);
+  impl_->publish_refutation(now, out);
   return out;
 }
 
 void Agent::on_link_failed(std::string_view peer, UnixMs now) { impl_->core_.on_link_failed(peer, now); }
+
+void Agent::on_link_up(std::string_view peer, UnixMs now) { impl_->core_.on_link_up(peer, now); }
 
 AgentEffects Agent::on_tick(UnixMs now) {
   Impl& impl = *impl_;
@@ -218,6 +279,7 @@ AgentEffects Agent::on_tick(UnixMs now) {
   AgentEffects out;
   impl.absorb(impl.core_.on_tick(now), out, now);
   impl.tick_reports(now, out);
+  impl.publish_refutation(now, out);
   impl.tick_probes(now, out);
   impl.tick_verdicts(now, out);
   impl.store_volume(out, false);
@@ -228,6 +290,9 @@ AgentEffects Agent::on_probe_outcome(const ProbeOutcome& outcome, UnixMs now) {
   impl_->volume_.roll(now);
   impl_->record_outcome(outcome, now);
   AgentEffects out;
+  // A probe got through: the network path to that host works, whatever
+  // gossip found lately (docs/PROTOCOL.md §4a, "Revived").
+  if (outcome.failure == ProbeFailure::none) out.paths_healing = impl_->core_.on_path_hint(outcome.target, now);
   impl_->publish_if_changed(now, out);
   impl_->store_volume(out, false);
   return out;
@@ -244,6 +309,7 @@ AgentEffects Agent::on_self_check(const SelfCheckOutcome& outcome, UnixMs now) {
   if (!impl.self_check_pending_) return out;
   impl.self_check_pending_ = false;
   const bool flipped = !impl.last_self_check_ || impl.last_self_check_->self_check != outcome.self_check;
+  impl.note_flap(outcome.self_check, now, out);
   impl.last_self_check_ = outcome;
   const bool heartbeat = !impl.next_heartbeat_ms_ || now >= *impl.next_heartbeat_ms_;
   if (flipped) impl.meaning_dirty_ = true;

@@ -53,6 +53,7 @@ struct AgentShared {
   X(self_checks_requested)                                                                \
   X(reports_published)      /* own reports signed and accepted by the core */            \
   X(reports_refused)        /* own reports the core refused (a bug or a clock fault) */   \
+  X(refutations)            /* reports published to answer a witness that had not heard from us */ \
   X(verdict_evaluations)                                                                  \
   X(verdict_snapshots)      /* evaluations that changed what an operator sees */
 
@@ -102,6 +103,10 @@ class Agent {
   // went unacknowledged): its gossip link is dead from the next tick
   // (gossip::GossipCore::on_link_failed).
   void on_link_failed(std::string_view peer, UnixMs now);
+
+  // The transport has a working path to `peer` again
+  // (gossip::GossipCore::on_link_up).
+  void on_link_up(std::string_view peer, UnixMs now);
 
   // What a requested probe found (the shell answers every request once).
   AgentEffects on_probe_outcome(const ProbeOutcome& outcome, UnixMs now);

@@ -12,6 +12,7 @@
 #include "common/rng.h"
 #include "node/agent/agent.h"
 #include "node/agent/clock_watch.h"
+#include "node/agent/flap_history.h"
 #include "node/agent/probe_schedule.h"
 #include "node/agent/report_meaning.h"
 #include "node/agent/verdict_feed.h"
@@ -33,6 +34,20 @@ class Agent::Impl {
   // Notes the TLS-stage failures in the reports of compatriots (servers of
   // this node's country) accepted from the network at `now`: tls_hints_.
   void note_compatriot_failures(const gossip::Effects& effects, UnixMs now);
+  // Reports accepted from the network: a witness that says it has not
+  // heard from this node since failing it is answered with a report
+  // (refute_due_, docs/PROTOCOL.md "When a node reports").
+  void note_heard(const gossip::Effects& effects, UnixMs now);
+  // The timestamp of the latest report held of the server at `index` (0: none).
+  UnixMs heard_ms(std::uint32_t index) const;
+  // When (this node's clock) that report arrived (its heard_ms if not known).
+  UnixMs heard_at_ms(std::uint32_t index) const;
+  // Publishes the answer to a silence claim when one is due and the last
+  // answer is at least change_gap() old.
+  void publish_refutation(UnixMs now, AgentEffects& out);
+  // A self-check result: a change between healthy and failing goes into
+  // the flap history (stored).
+  void note_flap(const SelfCheck& self_check, UnixMs now, AgentEffects& out);
   // The time verdicts are evaluated at: `now`, or the fleet's time when this
   // node's clock runs ahead of it (ClockWatch).
   UnixMs fleet_time(UnixMs now) const;
@@ -87,6 +102,8 @@ class Agent::Impl {
   std::optional<DurationMs> heartbeat_phase_ms_;  // this node's shift of the heartbeat grid
   bool self_check_pending_ = false;
   std::optional<SelfCheckOutcome> last_self_check_;
+  // The node's own flapping, published in its reports (flap_history.h).
+  FlapHistory flaps_;
   std::optional<ReportMeaning> published_meaning_;
   bool meaning_dirty_ = false;   // something that may change the meaning happened
   bool change_pending_ = false;  // the meaning changed; waits for change_gap()
@@ -94,6 +111,14 @@ class Agent::Impl {
   // change_gap() apart; a heartbeat (same meaning) does not hold one back.
   UnixMs last_change_ms_ = std::numeric_limits<UnixMs>::min();
   UnixMs last_report_ms_ = std::numeric_limits<UnixMs>::min();   // its timestamp
+  // A witness's failure of this node is unanswered since after our last
+  // report (it has not heard from us since its failures began): answer
+  // with a report of ours, at most one per change_gap().
+  bool refute_due_ = false;
+  // By roster index: when the latest report of that server arrived (-1:
+  // before this roster; the record's own timestamp stands in).
+  std::vector<UnixMs> heard_at_;
+  UnixMs last_refutation_ms_ = std::numeric_limits<UnixMs>::min();
 
   // Probes.
   std::uint64_t next_probe_id_ = 1;

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "node/agent/agent_impl.h"
+#include "node/agent/detection.h"
 #include "node/agent/state_codec.h"
 #include "record/envelope.h"
 #include "record/report.h"
@@ -71,20 +72,25 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   }
   const verdict::TargetStreak* before = ledger_.find(outcome.target);
   const std::uint32_t threshold = roster->params.fail_streak;
-  // The class and reason of a target's result (0: it gets through), and
-  // whether it is flagged recovered (ProbeResult::recovered).
-  using Meaning = std::tuple<int, ProbeFailure, bool>;
+  // The class and reason of a target's result (0: it gets through),
+  // whether it is flagged recovered (ProbeResult::recovered), and whether a
+  // failure was answered (ProbeResult::unanswered_since_ms).
+  using Meaning = std::tuple<int, ProbeFailure, bool, bool>;
   auto meaning_of_streak = [&](const verdict::TargetStreak* streak) {
-    if (streak == nullptr) return Meaning{0, ProbeFailure::none, false};
+    if (streak == nullptr) return Meaning{0, ProbeFailure::none, false, false};
     if (streak->fail_streak == 0) {
-      return Meaning{0, ProbeFailure::none, streak->result(0, threshold).recovered};
+      return Meaning{0, ProbeFailure::none, streak->result(0, threshold).recovered, false};
     }
-    return Meaning{static_cast<int>(class_of(streak->fail_streak, threshold)), streak->reason, false};
+    const ResultClass result_class = class_of(streak->fail_streak, threshold);
+    return Meaning{static_cast<int>(result_class), streak->reason, false,
+                   result_class == ResultClass::failing && streak->answered};
   };
   const auto had = meaning_of_streak(before);
   const bool first = before == nullptr;
   const verdict::TargetStreak* after =
-      ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms);
+      ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms,
+                     heard_ms(*core_.index_of(outcome.target)), was->requested_ms,
+                     heard_at_ms(*core_.index_of(outcome.target)));
   // A target's first result, or a new class or reason, may be news.
   if (first || meaning_of_streak(after) != had) meaning_dirty_ = true;
   dirty_streaks_.push_back(outcome.target);
@@ -112,7 +118,36 @@ bool Agent::Impl::meaning_changed(UnixMs now) {
 
 DurationMs Agent::Impl::change_gap() const {
   const Roster* roster = core_.roster();
-  return roster == nullptr ? 0 : roster->params.probe_interval_ms / 4;
+  return roster == nullptr ? 0 : change_gap_ms(roster->params);
+}
+
+// A witness's silence claim is answered at once, not after the change gap:
+// until it is, the witness's failures of this node count as silence (a
+// partition's sign), and only an answered failure is a vote. Refutations
+// are rare (a witness's first failure of a living node), and one per gap.
+void Agent::Impl::publish_refutation(UnixMs now, AgentEffects& out) {
+  if (!refute_due_ || !last_self_check_ || self_check_pending_) return;
+  if (last_refutation_ms_ != std::numeric_limits<UnixMs>::min() && now - last_refutation_ms_ < change_gap()) {
+    return;
+  }
+  refute_due_ = false;
+  last_refutation_ms_ = now;
+  ++counters_.refutations;
+  publish_report(*last_self_check_, now, out);
+}
+
+void Agent::Impl::note_flap(const SelfCheck& self_check, UnixMs now, AgentEffects& out) {
+  const Roster* roster = core_.roster();
+  const bool healthy = self_check.listener_ok && self_check.service_ok;
+  const bool was_healthy = !last_self_check_ ||
+                           (last_self_check_->self_check.listener_ok && last_self_check_->self_check.service_ok);
+  if (healthy == was_healthy || roster == nullptr) return;
+  if (healthy) {
+    flaps_.recovered(now, roster->params.probe_interval_ms);
+  } else {
+    flaps_.failed(now);
+  }
+  out.store.put_state.emplace_back(std::string(kFlapsKey), flaps_.encode());
 }
 
 void Agent::Impl::publish_if_changed(UnixMs now, AgentEffects& out) {
@@ -143,6 +178,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   report.self_check = outcome.self_check;
   report.metrics = outcome.metrics;
   report.view = current_view(now);
+  report.flapping = flaps_.at(timestamp);
   const Bytes payload = encode_report_payload(report, timestamp);
   const std::uint64_t seq = core_.held_seq(RecordKind::report, config_.core.self).value_or(0) + 1;
   const Bytes raw = encode_signed_record(RecordKind::report, config_.core.self, seq, timestamp,

@@ -76,6 +76,15 @@ struct AgentEffects {
   // This node's own report record, signed in this call (already in `store`).
   std::shared_ptr<const Bytes> published;
   bool roster_changed = false;  // a new roster was accepted
+  // on_frame: the member that sealed the frame (gossip::Effects::sender),
+  // by id; empty when the frame did not open. The shell may write to it on
+  // the connection the frame came on (docs/PROTOCOL.md §2a).
+  ServerId frame_sender;
+  // Failed paths are healing (gossip::Effects::paths_healing: a gossip
+  // link came back after a dead spell, or a probe reached the host of a
+  // peer whose link is dead): the shell may retry at once the connections
+  // it is backing off from.
+  bool paths_healing = false;
   // A new verdict snapshot: some server's status, counts, badges, a route's
   // membership or the unreliable observers changed. Immutable; null when
   // nothing changed.

@@ -87,6 +87,15 @@ std::uint64_t ProbeSchedule::expire(UnixMs now, DurationMs lost_after_ms) {
   return lost;
 }
 
+bool ProbeSchedule::hurry(std::uint32_t index, UnixMs now) {
+  auto it = std::find_if(targets_.begin(), targets_.end(),
+                         [&](const ScheduledTarget& target) { return target.index == index; });
+  if (it == targets_.end() || it->in_flight != 0 || it->next_ms <= now) return false;
+  it->next_ms = now;
+  earliest_ms_ = std::min(earliest_ms_, now);
+  return true;
+}
+
 void ProbeSchedule::shift(DurationMs delta_ms) {
   for (std::vector<ScheduledTarget>* list : {&targets_, &departed_}) {
     for (ScheduledTarget& target : *list) {

@@ -63,6 +63,10 @@ class ProbeSchedule {
              std::uint64_t reserved_bytes, bool tls, Rng& rng);
   // Leaves `target` without a probe until `until_ms` (the volume cap).
   void defer(ScheduledTarget& target, UnixMs until_ms) { target.next_ms = until_ms; }
+  // Makes the target with roster index `index` due at `now` unless it is
+  // due sooner (or its probe is in flight, or it is not a target): a
+  // failure to confirm at once. True when it was brought forward.
+  bool hurry(std::uint32_t index, UnixMs now);
   // The target as it was while probe `probe_id` was in flight (which is
   // cleared), or nullopt: a probe forgotten as lost. A target dropped from
   // the set while its probe ran is still found (its reservation settles).

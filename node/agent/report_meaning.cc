@@ -18,8 +18,10 @@ ReportMeaning meaning_of(const SelfCheck& self_check, const ProbeView& view, std
     }
     if (result.recovered) meaning.recovered.push_back(result.target);
     if (result.fail_streak == 0) continue;
-    meaning.failing.push_back(
-        TargetMeaning{result.target, class_of(result.fail_streak, fail_streak), result.reason});
+    const ResultClass result_class = class_of(result.fail_streak, fail_streak);
+    meaning.failing.push_back(TargetMeaning{result.target, result_class, result.reason,
+                                            result_class == ResultClass::failing &&
+                                                result.unanswered_since_ms == 0});
   }
   return meaning;
 }

@@ -28,6 +28,12 @@ struct TargetMeaning {
   std::uint32_t target = 0;  // roster index
   ResultClass result = ResultClass::failing_on_its_way;
   ProbeFailure reason = ProbeFailure::none;
+  // A failing result that is answered (record/report.h,
+  // ProbeResult::unanswered_since_ms): a vote. Whether an unanswered one is
+  // a silence claim or pending every node reads for itself from the
+  // target's latest report (verdict/observed.h, silence_holds), and results
+  // on their way are no votes either way.
+  bool answered = false;
   bool operator==(const TargetMeaning&) const = default;
 };
 

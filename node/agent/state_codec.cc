@@ -5,8 +5,13 @@
 namespace mesh::agent {
 namespace {
 
-constexpr std::uint8_t kStreakFormat = 1;
-constexpr std::size_t kStreakBytes = 1 + 4 + 4 + 8 + 8 + 1 + 8;
+// Format 1 (before a failing streak remembered when it began and whether it
+// was answered) is still read: a failing streak of it starts its failures
+// at its last probe, unanswered.
+constexpr std::uint8_t kStreakFormatV1 = 1;
+constexpr std::size_t kStreakBytesV1 = 1 + 4 + 4 + 8 + 8 + 1 + 8;
+constexpr std::uint8_t kStreakFormat = 2;
+constexpr std::size_t kStreakBytes = kStreakBytesV1 + 8 + 1;
 constexpr std::uint8_t kVolumeFormat = 1;
 constexpr std::size_t kVolumeBytes = 1 + 5 * 8;
 
@@ -45,13 +50,15 @@ Bytes encode_streak(const verdict::TargetStreak& streak) {
   put_be(out, static_cast<std::uint64_t>(streak.last_ok_ms), 8);
   out.push_back(static_cast<std::uint8_t>(streak.reason));
   put_be(out, streak.probes, 8);
+  put_be(out, static_cast<std::uint64_t>(streak.failing_since_ms), 8);
+  out.push_back(streak.answered ? 1 : 0);
   return out;
 }
 
 std::optional<verdict::TargetStreak> decode_streak(std::string_view target_id, ByteView bytes) {
-  if (bytes.size() != kStreakBytes || bytes[0] != kStreakFormat || !is_valid_server_id(target_id)) {
-    return std::nullopt;
-  }
+  const bool v1 = bytes.size() == kStreakBytesV1 && !bytes.empty() && bytes[0] == kStreakFormatV1;
+  const bool v2 = bytes.size() == kStreakBytes && !bytes.empty() && bytes[0] == kStreakFormat;
+  if (!(v1 || v2) || !is_valid_server_id(target_id)) return std::nullopt;
   std::size_t at = 1;
   verdict::TargetStreak streak;
   streak.id = ServerId(target_id);
@@ -63,6 +70,14 @@ std::optional<verdict::TargetStreak> decode_streak(std::string_view target_id, B
   if (reason > kProbeFailureMax) return std::nullopt;
   streak.reason = static_cast<ProbeFailure>(reason);
   streak.probes = get_be(bytes, at, 8);
+  if (v1) {
+    if (streak.fail_streak > 0) streak.failing_since_ms = streak.last_probe_ms;
+    return streak;
+  }
+  streak.failing_since_ms = static_cast<UnixMs>(get_be(bytes, at, 8));
+  const std::uint8_t answered = bytes[at++];
+  if (answered > 1) return std::nullopt;
+  streak.answered = answered == 1;
   return streak;
 }
 

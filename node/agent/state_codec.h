@@ -18,14 +18,16 @@ namespace mesh::agent {
 inline constexpr std::string_view kStreakKeyPrefix = "probe/";
 inline constexpr std::string_view kVolumeKey = "agent/volume";
 inline constexpr std::string_view kVerdictsKey = "agent/verdicts";
+inline constexpr std::string_view kFlapsKey = "agent/flaps";  // FlapHistory::encode
 
 std::string streak_key(std::string_view target_id);
 // The target id of a streak key, or nullopt for another key.
 std::optional<std::string_view> streak_target(std::string_view key);
 
-// Streak: format 1 (1 B) || fail_streak (4) || ok_streak (4) ||
+// Streak: format 2 (1 B) || fail_streak (4) || ok_streak (4) ||
 // last_probe_ms (8, signed) || last_ok_ms (8, signed) || reason (1) ||
-// probes (8) = 34 bytes. The id is the key's.
+// probes (8) || failing_since_ms (8, signed) || answered (1: 0 or 1) = 43
+// bytes; format 1 is the first 34 bytes of it (still read). The id is the key's.
 Bytes encode_streak(const verdict::TargetStreak& streak);
 // nullopt when the bytes are not exactly that layout; the streak's own
 // rules are checked by ProbeLedger::restore.

@@ -73,18 +73,35 @@ TEST_CASE("a stored agent value that does not decode is a clear error, and nothi
 
 TEST_CASE("streak and volume codecs: round trip, and strict about length and format") {
   verdict::TargetStreak streak{"de-1", 4, 0, kStartMs, kStartMs - 60'000, ProbeFailure::tls_reset, 77};
+  streak.failing_since_ms = kStartMs - 30'000;
+  streak.answered = true;
   const Bytes encoded = encode_streak(streak);
-  CHECK(encoded.size() == 34);
+  CHECK(encoded.size() == 43);
   CHECK(decode_streak("de-1", encoded) == streak);
   Bytes longer = encoded;
   longer.push_back(0);
   CHECK(!decode_streak("de-1", longer));
   Bytes other_format = encoded;
-  other_format[0] = 2;
+  other_format[0] = 3;
   CHECK(!decode_streak("de-1", other_format));
   Bytes bad_reason = encoded;
   bad_reason[25] = 200;
   CHECK(!decode_streak("de-1", bad_reason));
+  Bytes bad_answered = encoded;
+  bad_answered.back() = 2;
+  CHECK(!decode_streak("de-1", bad_answered));
+  // Format 1 (34 bytes, no failing_since_ms nor answered) is still read: a
+  // failing streak of it began at its last probe, unanswered.
+  Bytes v1(encoded.begin(), encoded.begin() + 34);
+  v1[0] = 1;
+  auto old = decode_streak("de-1", v1);
+  REQUIRE(old.has_value());
+  CHECK(old->failing_since_ms == kStartMs);
+  CHECK_FALSE(old->answered);
+  CHECK(old->fail_streak == 4);
+  Bytes v1_as_v2 = v1;
+  v1_as_v2[0] = 2;  // a format 2 byte on 34 bytes
+  CHECK(!decode_streak("de-1", v1_as_v2));
 
   const VolumeRecord volume{20'000, 5'000, 3'000, 2'000, 9'000};
   CHECK(decode_volume(encode_volume(volume)) == volume);

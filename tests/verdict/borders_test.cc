@@ -298,14 +298,25 @@ TEST_CASE("a lifted block: the far side stands while the border's witnesses have
   CHECK(seeds_blaming_a > 0);
 }
 
-TEST_CASE("a healed split: the strain stands while the observers' results have only just recovered") {
+// Marks the failing results of an observer for the targets `which` says
+// as unanswered since their last probe (silence claims).
+template <class Which>
+void claim_silence(ObservedReport& observed, Which which) {
+  for (ProbeResult& result : observed.report.view.results) {
+    if (result.fail_streak > 0 && which(result.target)) result.unanswered_since_ms = result.last_probe_ms;
+  }
+}
+
+TEST_CASE("a healed split: failures across it are silent claims, no votes once the far side speaks") {
   // A split cut 10 servers of AE, DE, FR and NL from the other 20 (every
   // US server among them) and has just healed. Every observer has probed
   // across it again except the six US servers, whose reports still fail
-  // the 10 (their next probes are yet to come). On its own that evidence
-  // reads as a US border against the 10 and would make them unreachable;
-  // the other observers' results to the far side, flagged recovered, say
-  // the fleet was split a moment ago.
+  // the 10 (their next probes are yet to come). They had not heard from
+  // the 10 since those failures began (the split cut gossip too), so they
+  // claim silence; the 10 have reported since the US reports were signed:
+  // the claims no longer hold, and the results are no votes. Read as
+  // answered failures (a living target that cannot be reached), the same
+  // evidence is a US border against the 10, and they would be unreachable.
   const Roster roster = fleet_30();
   const std::uint32_t us = 4;
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
@@ -327,27 +338,91 @@ TEST_CASE("a healed split: the strain stands while the observers' results have o
     }());
     auto across = [&](std::uint32_t o, std::uint32_t t) { return left.count(o) != left.count(t); };
     auto stale = [&](std::uint32_t o) { return country_of(o) == us; };
-    std::vector<ObservedReport> flagged = reports_of(roster, [&](std::uint32_t o, std::uint32_t t) {
+    std::vector<ObservedReport> claimed = reports_of(roster, [&](std::uint32_t o, std::uint32_t t) {
       return !(stale(o) && across(o, t));
     });
-    std::vector<ObservedReport> unflagged = flagged;
+    for (std::uint32_t s : left) claimed[s].timestamp_ms = kReportAt + 5'000;  // spoke since the heal
+    std::vector<ObservedReport> answered = claimed;
     for (std::uint32_t o = 0; o < roster.servers.size(); ++o) {
-      if (stale(o)) continue;
-      for (ProbeResult& result : flagged[o].report.view.results) {
-        if (across(o, result.target)) result.recovered = true;
-      }
+      if (stale(o)) claim_silence(claimed[o], [&](std::uint32_t t) { return across(o, t); });
     }
-    const Evaluation evaluation = evaluate(roster, flagged, kNow);
-    CHECK(evaluation.partitioned);
+    const Evaluation evaluation = evaluate(roster, claimed, kNow);
     for (const ServerVerdict& verdict : evaluation.servers) {
       CAPTURE(verdict.id);
       CHECK(verdict.status == ServerStatus::ok);
+      CHECK(verdict.failing == 0);
     }
-    // Without the flags nothing says a split just healed: the six reports
-    // are a US border, and the 10 are unreachable. That is the transient
-    // the flags close (meshsim partition-uneven at N = 100, seed 1).
-    const Evaluation plain = evaluate(roster, unflagged, kNow);
-    CHECK_FALSE(plain.partitioned);
+    const Evaluation plain = evaluate(roster, answered, kNow);
     for (std::uint32_t s : left) CHECK(plain.servers[s].status == ServerStatus::unreachable);
   }
 }
+
+TEST_CASE("a split's far side is cut off from its first failed probe: partitioned, no verdict") {
+  // 12 of 30 servers (AE and DE) split from the rest; each side's failures
+  // of the other are silent claims on their way (one failed probe), and the
+  // other side's last reports, from before the split, still say they reach
+  // everyone. A quarter of the fleet is cut off: partitioned. A single
+  // powered-off server is cut off too, and is unreachable.
+  const Roster roster = fleet_30();
+  auto side = [](std::uint32_t s) { return country_of(s) <= 1; };
+  std::vector<ObservedReport> reports = reports_of(roster, [&](std::uint32_t o, std::uint32_t t) {
+    return side(o) == side(t);
+  });
+  for (std::uint32_t o = 0; o < roster.servers.size(); ++o) {
+    const bool left = side(o);
+    // Only this side's reports are fresh here (we are on the right); the
+    // left's are from before the split: every result succeeds.
+    if (left) {
+      reports[o] = report_probing(o, kReportAt - 60'000, roster.version, {}, [](std::uint32_t) { return 0u; });
+      continue;
+    }
+    for (ProbeResult& result : reports[o].report.view.results) {
+      if (side(result.target)) {
+        result.fail_streak = 5;
+        result.reason = ProbeFailure::tcp_timeout;
+        result.ok_streak = 0;
+        result.last_ok_ms = 0;
+        result.unanswered_since_ms = result.last_probe_ms;
+      }
+    }
+  }
+  const Evaluation split = evaluate(roster, reports, kNow);
+  CHECK(split.partitioned);
+  for (const ServerVerdict& verdict : split.servers) CHECK(verdict.status != ServerStatus::unreachable);
+
+  // One server off: its witnesses claim silence, it is unreachable.
+  std::vector<ObservedReport> off = reports_of(roster, [](std::uint32_t, std::uint32_t t) { return t != 7; });
+  off[7].timestamp_ms = kReportAt - 60'000;
+  for (ObservedReport& observed : off) claim_silence(observed, [](std::uint32_t t) { return t == 7; });
+  const Evaluation powered_off = evaluate(roster, off, kNow);
+  CHECK_FALSE(powered_off.partitioned);
+  CHECK(powered_off.servers[7].status == ServerStatus::unreachable);
+}
+
+TEST_CASE("two censors: each finds its blocks, though the other blocks some of its witnesses") {
+  // AE (the first country) blocks DE-4..DE-6 and FR-1, FR-2; DE blocks
+  // AE-1..AE-3 and US-1: both ways at the IP level. AE's witnesses of the DE
+  // servers it blocks include some that DE blocks in turn (AE-1..3): their
+  // failures are also the far side of DE's border against them, but the
+  // other AE witnesses, and AE's targets' own results, show AE's border.
+  const Roster roster = fleet_30();
+  auto id = [](std::uint32_t country, std::uint32_t nth) { return country * kPerCountry + nth; };
+  const std::set<std::uint32_t> by_ae = {id(1, 3), id(1, 4), id(1, 5), id(2, 0), id(2, 1)};
+  const std::set<std::uint32_t> by_de = {id(0, 0), id(0, 1), id(0, 2), id(4, 0)};
+  auto cut = [&](std::uint32_t a, std::uint32_t b) {
+    auto one_way = [&](std::uint32_t x, std::uint32_t y) {
+      return (country_of(x) == 0 && by_ae.count(y)) || (country_of(x) == 1 && by_de.count(y));
+    };
+    return one_way(a, b) || one_way(b, a);
+  };
+  const std::vector<ObservedReport> reports =
+      reports_of(roster, [&](std::uint32_t o, std::uint32_t t) { return !cut(o, t); });
+  const Evaluation evaluation = evaluate(roster, reports, kNow);
+  CHECK_FALSE(evaluation.partitioned);
+  for (std::uint32_t s = 0; s < roster.servers.size(); ++s) {
+    CAPTURE(roster.servers[s].id);
+    const bool blocked = by_ae.count(s) || by_de.count(s);
+    CHECK(evaluation.servers[s].status == (blocked ? ServerStatus::unreachable : ServerStatus::ok));
+  }
+}
+

@@ -201,6 +201,48 @@ TEST_CASE("probe ledger: restore puts back a stored streak and refuses a broken 
   CHECK(ledger.find("nl-1") == nullptr);
 }
 
+TEST_CASE("probe ledger: a failure streak is unanswered until a probe fails after the target spoke") {
+  Roster roster = make_roster({"DE", "NL"}, {3, 3});  // de-1 de-2 de-3 nl-1 nl-2 nl-3
+  ProbeLedger ledger;
+  const std::vector<std::uint32_t> targets = {0};
+  auto unanswered = [&] { return ledger.view_for(roster, targets, 1).results.at(0).unanswered_since_ms; };
+  const DurationMs stale = kMinute * 12;
+  UnixMs heard = kT0 - 30'000;  // de-1's latest report, signed before the streak
+  record(ledger, "de-1", kT0 - kMinute, ProbeFailure::none);
+  ledger.record("de-1", kT0, ProbeFailure::tcp_timeout, stale, heard, kT0 - 10'000, heard);
+  CHECK(ledger.find("de-1")->failing_since_ms == kT0);
+  CHECK(unanswered() == kT0);  // nothing of it since the streak began
+  // It spoke at +10 s, heard at +12 s; a probe begun at +5 s fails at +15 s:
+  // begun before we heard it, it confirms nothing.
+  heard = kT0 + 10'000;
+  ledger.record("de-1", kT0 + 15'000, ProbeFailure::tcp_timeout, stale, heard, kT0 + 5'000, kT0 + 12'000);
+  CHECK(unanswered() == kT0);
+  // One begun at +12 s (as we heard it) fails: answered, for the streak.
+  ledger.record("de-1", kT0 + kMinute, ProbeFailure::tcp_timeout, stale, heard, kT0 + 12'000, kT0 + 12'000);
+  CHECK(unanswered() == 0);
+  CHECK(ledger.find("de-1")->answered);
+  ledger.record("de-1", kT0 + 2 * kMinute, ProbeFailure::tcp_timeout, stale, heard, kT0 + 2 * kMinute - 10'000,
+                kT0 + 12'000);
+  CHECK(unanswered() == 0);
+  CHECK(ledger.find("de-1")->failing_since_ms == kT0);  // the streak's first failure
+  // A success ends the streak; the next one starts unanswered again.
+  ledger.record("de-1", kT0 + 3 * kMinute, ProbeFailure::none, stale, heard);
+  CHECK(ledger.find("de-1")->failing_since_ms == 0);
+  CHECK_FALSE(ledger.find("de-1")->answered);
+  ledger.record("de-1", kT0 + 4 * kMinute, ProbeFailure::tcp_reset, stale, heard);
+  CHECK(unanswered() == kT0 + 4 * kMinute);
+  // A restored streak that breaks these rules is refused.
+  TargetStreak bad = *ledger.find("de-1");
+  bad.failing_since_ms = bad.last_probe_ms + 1;  // began after its last probe
+  CHECK_FALSE(ledger.restore(bad));
+  TargetStreak ok_answered;
+  ok_answered.id = "nl-1";
+  ok_answered.ok_streak = 1;
+  ok_answered.probes = 1;
+  ok_answered.answered = true;  // an ok streak is never answered
+  CHECK_FALSE(ledger.restore(ok_answered));
+}
+
 TEST_CASE("probe ledger: the view is sorted by roster index, skips self and unprobed targets") {
   Roster roster = make_roster({"DE", "NL"}, {3, 3});  // de-1 de-2 de-3 nl-1 nl-2 nl-3
   ProbeLedger ledger;
@@ -216,7 +258,8 @@ TEST_CASE("probe ledger: the view is sorted by roster index, skips self and unpr
   ProbeView view = ledger.view_for(roster, targets, self);
   CHECK(view.roster_version == roster.version);
   REQUIRE(view.results.size() == 3);
-  CHECK(view.results[0] == ProbeResult{0, 2, 0, kT0 + kMinute, 0, ProbeFailure::tcp_reset});
+  // Nothing heard of de-1 since: its failure is unanswered since the first one.
+  CHECK(view.results[0] == ProbeResult{0, 2, 0, kT0 + kMinute, 0, ProbeFailure::tcp_reset, false, kT0});
   CHECK(view.results[1] == ProbeResult{2, 0, 1, kT0 + kMinute, kT0 + kMinute, ProbeFailure::none});
   CHECK(view.results[2] == ProbeResult{5, 0, 1, kT0, kT0, ProbeFailure::none});
 

@@ -69,7 +69,14 @@ ObservedReport RandomReports::make(std::uint32_t origin, UnixMs at_ms) {
   for (std::uint32_t t : targets) {
     if (t == origin || chance(rng_, 5)) continue;
     UnixMs probed = at_ms - (chance(rng_, 3) ? 400'000 : uniform(rng_, 0, 60'000));
-    results.push_back(probe(t, streak_for(origin, t, broken), probed));
+    ProbeResult result = probe(t, streak_for(origin, t, broken), probed);
+    // Failures are unanswered now and then, since a time around the
+    // target's reports, so that a target's new report re-judges the silence
+    // claims against it (Evaluator::upsert).
+    if (result.fail_streak > 0 && chance(rng_, 30)) {
+      result.unanswered_since_ms = probed - static_cast<UnixMs>(uniform(rng_, 0, 120'000));
+    }
+    results.push_back(result);
   }
   ObservedReport observed = report(origin, at_ms, roster_.version, std::move(results));
   if (chance(rng_, 3)) observed.report.view.roster_version = roster_.version - 1;
