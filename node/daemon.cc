@@ -27,8 +27,9 @@ Result<std::optional<Bytes>, ConfigError> read_roster_file(const std::string& pa
   return std::optional<Bytes>(Bytes(text->begin(), text->end()));
 }
 
-TransportSettings transport_settings(const GossipConfig& gossip) {
+TransportSettings transport_settings(const ServerId& self, const GossipConfig& gossip) {
   TransportSettings settings;
+  settings.self = self;
   settings.listen = gossip.listen;
   settings.source_address = gossip.source_address;
   settings.connect_timeout_ms = gossip.connect_timeout_ms;
@@ -91,13 +92,15 @@ Status<ConfigError> Daemon::open() {
   if (!key) return make_error(ConfigError::unreadable, "key file '" + config_.key_file + "': " + key.message());
   transport_ = std::make_unique<Transport>(
       io_, [this](std::function<void()> task) { boost::asio::post(strand_, std::move(task)); },
-      transport_settings(config_.gossip), os_random_seed(),
-      [this](Bytes frame) {
-        if (!stopping_) apply(agent_->on_frame(frame, wall_now()));
-      },
-      [this](const ServerId& peer) {
-        if (!stopping_) agent_->on_link_failed(peer, wall_now());
-      });
+      transport_settings(config_.node_id, config_.gossip), os_random_seed(),
+      TransportCallbacks{
+          .on_frame = [this](Bytes frame, InboundId inbound) { on_frame(frame, inbound); },
+          .on_path_failed = [this](const ServerId& peer) {
+            if (!stopping_) agent_->on_link_failed(peer, wall_now());
+          },
+          .on_path_up = [this](const ServerId& peer) {
+            if (!stopping_) agent_->on_link_up(peer, wall_now());
+          }});
   auto listening = transport_->start();
   if (!listening) return make_error(ConfigError::bad_value, "[gossip] listen: " + listening.message());
   prober_ = std::make_unique<Prober>(io_, probe_settings(config_.probe));

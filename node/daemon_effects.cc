@@ -28,6 +28,7 @@ void Daemon::apply(agent::AgentEffects&& effects) {
       transport_->send(peer.id, peer.gossip, std::move(out.frame));
     }
   }
+  if (effects.paths_healing) transport_->retry_now();
   for (const agent::ProbeRequest& request : effects.probes) start_probe(request);
   if (effects.self_check_due) run_self_check();
   if (effects.verdicts) {
@@ -36,6 +37,20 @@ void Daemon::apply(agent::AgentEffects&& effects) {
     }
     logged_verdicts_ = effects.verdicts;
   }
+}
+
+// A frame a member sealed, on a connection it opened to us: frames for it
+// may go back on that connection (docs/PROTOCOL.md §2a, "Connections").
+void Daemon::on_frame(const Bytes& frame, InboundId inbound) {
+  if (stopping_) return;
+  agent::AgentEffects effects = agent_->on_frame(frame, wall_now());
+  const Roster* roster = agent_->roster();
+  if (inbound != 0 && !effects.frame_sender.empty() && roster != nullptr) {
+    if (const ServerEntry* peer = roster->find(effects.frame_sender)) {
+      transport_->adopt(inbound, peer->id, peer->gossip);
+    }
+  }
+  apply(std::move(effects));
 }
 
 void Daemon::start_probe(const agent::ProbeRequest& request) {

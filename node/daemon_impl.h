@@ -71,6 +71,7 @@ class Daemon {
 
   // daemon_effects.cc
   void apply(agent::AgentEffects&& effects);
+  void on_frame(const Bytes& frame, InboundId inbound);
   void start_probe(const agent::ProbeRequest& request);
   void run_self_check();
   void on_roster_changed();

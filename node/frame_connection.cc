@@ -9,6 +9,9 @@
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include "common/check.h"
 
 namespace mesh::node {
@@ -36,13 +39,15 @@ void count_close(AtomicTransportCounters& counters, CloseReason reason) {
 }  // namespace
 
 FrameConnection::FrameConnection(boost::asio::ip::tcp::socket socket,
-                                 std::shared_ptr<TransportContext> context, Handlers handlers)
+                                 std::shared_ptr<TransportContext> context, Handlers handlers,
+                                 InboundId inbound)
     : socket_(std::move(socket)),
       read_timer_(socket_.get_executor()),
       write_timer_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
       context_(std::move(context)),
       handlers_(std::move(handlers)),
+      inbound_(inbound),
       last_frame_time_(Clock::now()) {}
 
 void FrameConnection::start(bool inbound) {
@@ -57,6 +62,28 @@ void FrameConnection::post_start(bool inbound) {
   boost::asio::post(socket_.get_executor(), [self = shared_from_this(), inbound] { self->start(inbound); });
 }
 
+void FrameConnection::post_adopt(Handlers writer) {
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this(), writer = std::move(writer)]() mutable {
+    if (!self->open_) {
+      if (writer.on_closed) writer.on_closed(CloseReason::peer_closed);
+      return;
+    }
+    self->writer_ = std::move(writer);
+    self->inbound_ = 0;
+    // As on a connection this node opens: data we write that goes
+    // unacknowledged breaks the connection, and the path counts as failed.
+    using UserTimeout = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_USER_TIMEOUT>;
+    ErrorCode ignored;
+    self->socket_.set_option(UserTimeout(static_cast<int>(self->context_->settings.user_timeout_ms)), ignored);
+  });
+}
+
+void FrameConnection::post_write(std::shared_ptr<const Bytes> frame) {
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
+    if (self->open_) self->write(std::move(frame));
+  });
+}
+
 void FrameConnection::close(CloseReason reason) {
   if (!open_) return;
   auto self = shared_from_this();  // the owner may drop its pointer in on_closed
@@ -69,8 +96,11 @@ void FrameConnection::close(CloseReason reason) {
   idle_timer_.cancel();
   count_close(context_->counters, reason);
   auto on_closed = std::move(handlers_.on_closed);
-  handlers_ = Handlers{};  // break any reference cycle through the owner
+  auto writer_closed = std::move(writer_.on_closed);
+  handlers_ = Handlers{};  // break any reference cycle through the owners
+  writer_ = Handlers{};
   if (on_closed) on_closed(reason);
+  if (writer_closed) writer_closed(reason);
 }
 
 void FrameConnection::post_close(CloseReason reason) {
@@ -137,10 +167,11 @@ void FrameConnection::on_frame_complete() {
   count(context_->counters.frames_received);
   count(context_->counters.bytes_received, body_.size());
   if (handlers_.on_read) handlers_.on_read();
+  if (writer_.on_read) writer_.on_read();
   Bytes frame = std::move(body_);
   body_ = Bytes{};
   // The next prefix is read once the daemon has taken this frame (backpressure).
-  context_->deliver(std::move(frame), [self = shared_from_this()] {
+  context_->deliver(std::move(frame), inbound_, [self = shared_from_this()] {
     boost::asio::post(self->socket_.get_executor(), [self] { self->do_read_prefix(); });
   });
 }
@@ -189,6 +220,10 @@ void FrameConnection::on_write(const ErrorCode& error) {
   count(context_->counters.frames_sent);
   count(context_->counters.bytes_sent, frame_bytes);
   if (handlers_.on_written) handlers_.on_written();
+  if (writer_.on_written) {
+    count(context_->counters.frames_sent_inbound);
+    writer_.on_written();
+  }
 }
 
 void FrameConnection::on_write_deadline(const ErrorCode& error, std::uint64_t write_index) {

@@ -15,6 +15,9 @@
 // accepted connection must deliver its first frame within read_timeout_ms;
 // a write must finish within write_timeout_ms; with no whole frame either
 // way for idle_timeout_ms the connection closes.
+// Adoption: an accepted connection whose frames a member sealed is handed
+// to that member's PeerLink, which then writes on it too (adopt(), write()
+// through post_write()); its handlers join the listener's.
 #pragma once
 
 #include <chrono>
@@ -63,8 +66,10 @@ class FrameConnection : public std::enable_shared_from_this<FrameConnection> {
   };
 
   // `socket`: connected; its executor is the strand this connection runs on.
+  // `inbound`: the listener's id of an accepted connection (0 for one this
+  // node opened), given with each frame until the connection is adopted.
   FrameConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<TransportContext> context,
-                  Handlers handlers);
+                  Handlers handlers, InboundId inbound = 0);
 
   // Starts the read loop and the idle deadline. `inbound`: an accepted
   // connection, which must deliver its first frame within read_timeout_ms.
@@ -75,6 +80,17 @@ class FrameConnection : public std::enable_shared_from_this<FrameConnection> {
   // Writes prefix + frame as one buffer sequence; on_written follows.
   // REQUIRES: on the strand, is_open(), !writing().
   void write(std::shared_ptr<const Bytes> frame);
+
+  // Adopts this accepted connection for a member's PeerLink (any thread;
+  // runs on the strand): `writer`'s handlers are called too from now on,
+  // TCP_USER_TIMEOUT is set as on connections this node opens, and frames
+  // no longer carry the inbound id. When the connection has closed already,
+  // writer.on_closed is called at once.
+  void post_adopt(Handlers writer);
+  // write() from any thread (posted to the strand); a connection closed
+  // meanwhile drops the frame (its writer's on_closed has been or will be
+  // called). REQUIRES: no write of this connection in flight.
+  void post_write(std::shared_ptr<const Bytes> frame);
 
   // Closes the socket, cancels the deadlines, counts `reason`, calls
   // on_closed. On the strand; idempotent.
@@ -108,6 +124,8 @@ class FrameConnection : public std::enable_shared_from_this<FrameConnection> {
   boost::asio::steady_timer idle_timer_;
   std::shared_ptr<TransportContext> context_;
   Handlers handlers_;
+  Handlers writer_;                    // the adopting PeerLink's, once adopted
+  InboundId inbound_ = 0;              // 0 once adopted
 
   bool open_ = true;
   bool reading_body_ = false;          // a prefix arrived, its body has not

@@ -112,10 +112,17 @@ void Listener::admit(boost::asio::ip::tcp::socket socket) {
           if (auto self = weak.lock()) self->on_session_closed(id);
         });
       }};
-  auto session = std::make_shared<FrameConnection>(std::move(socket), context_, std::move(handlers));
+  auto session = std::make_shared<FrameConnection>(std::move(socket), context_, std::move(handlers), id);
   sessions_.emplace(id, session);
   session_count_ = sessions_.size();
   session->post_start(/*inbound=*/true);
+}
+
+void Listener::adopt(InboundId id, std::shared_ptr<PeerLink> link) {
+  boost::asio::post(strand_, [self = shared_from_this(), id, link = std::move(link)] {
+    auto it = self->sessions_.find(id);
+    if (it != self->sessions_.end()) link->adopt(it->second);
+  });
 }
 
 void Listener::on_session_closed(std::uint64_t id) {

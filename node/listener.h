@@ -21,6 +21,7 @@
 
 #include "common/result.h"
 #include "node/frame_connection.h"
+#include "node/peer_link.h"
 #include "node/transport_context.h"
 
 namespace mesh::node {
@@ -45,6 +46,10 @@ class Listener : public std::enable_shared_from_this<Listener> {
 
   // Accepted connections open now.
   std::size_t connections() const { return session_count_.load(std::memory_order_relaxed); }
+
+  // Hands the accepted connection `id`, still open, to `link` (the member
+  // whose sealed frame it carried): PeerLink::adopt. Any thread.
+  void adopt(InboundId id, std::shared_ptr<PeerLink> link);
 
  private:
   using ErrorCode = boost::system::error_code;

@@ -23,6 +23,7 @@ PeerLink::PeerLink(std::shared_ptr<TransportContext> context, ServerId peer, End
       socket_(strand_),
       connect_timer_(strand_),
       backoff_timer_(strand_),
+      prefer_ours_(context_->settings.self < peer_),
       to_(to),
       to_next_(to),
       rng_(jitter_seed),
@@ -53,11 +54,21 @@ void PeerLink::close(CloseReason reason) {
   boost::asio::post(strand_, [self = shared_from_this(), reason] { self->on_close(reason); });
 }
 
+void PeerLink::adopt(std::shared_ptr<FrameConnection> inbound) {
+  boost::asio::post(strand_, [self = shared_from_this(), inbound = std::move(inbound)]() mutable {
+    self->on_adopt(std::move(inbound));
+  });
+}
+
+void PeerLink::retry_now() {
+  boost::asio::post(strand_, [self = shared_from_this()] { self->on_retry_now(); });
+}
+
 PeerLinkStats PeerLink::stats() const {
   PeerLinkStats out;
   out.peer = peer_;
   out.endpoint = stats_endpoint_;
-  out.connected = connected_.load(std::memory_order_relaxed);
+  out.connected = connected_.load(std::memory_order_relaxed) || adopted_.load(std::memory_order_relaxed);
   out.last_frame_ms = last_frame_ms_.load(std::memory_order_relaxed);
   out.queued_bytes = queued_bytes_.load(std::memory_order_relaxed);
   out.connect_failures_in_row = failures_.load(std::memory_order_relaxed);
@@ -75,10 +86,21 @@ void PeerLink::on_send(Endpoint to, std::shared_ptr<const Bytes> frame) {
   pump();
 }
 
+// One frame in flight at a time, on the pair's connection: ours when our
+// id is the smaller or the peer's is not adopted, else the peer's; with
+// neither open, ours is opened (unless a backoff is being waited out).
 void PeerLink::pump() {
-  if (queue_.empty()) return;
-  if (state_ == State::idle) return do_resolve();
-  if (state_ == State::connected && !connection_->writing()) connection_->write(queue_.front());
+  if (queue_.empty() || writing_ != Writing::none || state_ == State::closed) return;
+  const bool ours = state_ == State::connected;
+  if (ours && (inbound_ == nullptr || prefer_ours_)) {
+    writing_ = Writing::outbound;
+    return connection_->write(queue_.front());
+  }
+  if (inbound_ != nullptr) {
+    writing_ = Writing::inbound;
+    return inbound_->post_write(queue_.front());
+  }
+  if (state_ == State::idle) do_resolve();
 }
 
 // --- connecting ------------------------------------------------------------
@@ -182,6 +204,13 @@ void PeerLink::on_backoff_done(const ErrorCode& error) {
   pump();
 }
 
+void PeerLink::on_retry_now() {
+  if (state_ != State::backing_off) return;
+  backoff_timer_.cancel();  // its handler finds the state changed
+  state_ = State::idle;
+  pump();
+}
+
 void PeerLink::on_connected() {
   connect_timer_.cancel();
   count(context_->counters.connections_opened);
@@ -197,16 +226,67 @@ void PeerLink::on_connected() {
   state_ = State::connected;
   connected_ = true;
   connection_->start(/*inbound=*/false);
+  context_->report_path_up(peer_);
   pump();
 }
 
 // --- connected -------------------------------------------------------------
 
 void PeerLink::on_written() {
+  writing_ = Writing::none;
+  frame_written();
+}
+
+void PeerLink::frame_written() {
   queued_bytes_.fetch_sub(queue_.front()->size(), std::memory_order_relaxed);
   queue_.pop_front();
   failures_ = 0;
-  last_frame_ms_ = wall_clock_ms();
+  pump();
+}
+
+// --- the peer's adopted connection -----------------------------------------
+
+// Its handlers run on its own strand and come back here; they name the
+// connection, so those of one replaced meanwhile do nothing.
+void PeerLink::on_adopt(std::shared_ptr<FrameConnection> inbound) {
+  if (state_ == State::closed || inbound == inbound_) return;
+  const std::weak_ptr<PeerLink> weak = weak_from_this();
+  const FrameConnection* id = inbound.get();
+  auto on_strand = [weak, strand = strand_](auto task) {
+    boost::asio::post(strand, [weak, task = std::move(task)] {
+      if (auto self = weak.lock()) task(*self);
+    });
+  };
+  FrameConnection::Handlers handlers{
+      .on_written = [on_strand, id] { on_strand([id](PeerLink& self) { self.on_inbound_written(id); }); },
+      .on_read = [weak] { if (auto self = weak.lock()) self->last_frame_ms_ = wall_clock_ms(); },
+      .on_closed = [on_strand, id](CloseReason reason) {
+        on_strand([id, reason](PeerLink& self) { self.on_inbound_closed(id, reason); });
+      }};
+  if (writing_ == Writing::inbound) writing_ = Writing::none;  // the older one's write: sent again
+  inbound_ = std::move(inbound);
+  adopted_ = true;
+  count(context_->counters.inbound_adopted);
+  inbound_->post_adopt(std::move(handlers));
+  context_->report_path_up(peer_);
+  pump();
+}
+
+void PeerLink::on_inbound_written(const FrameConnection* inbound) {
+  if (inbound != inbound_.get() || writing_ != Writing::inbound) return;
+  writing_ = Writing::none;
+  frame_written();
+}
+
+// A frame being written on it stays queued for the next connection.
+void PeerLink::on_inbound_closed(const FrameConnection* inbound, CloseReason reason) {
+  if (inbound != inbound_.get()) return;
+  if (reason == CloseReason::timed_out || reason == CloseReason::write_timeout) {
+    context_->report_path_failed(peer_);
+  }
+  inbound_.reset();
+  adopted_ = false;
+  if (writing_ == Writing::inbound) writing_ = Writing::none;
   pump();
 }
 
@@ -219,9 +299,11 @@ void PeerLink::on_connection_closed(CloseReason reason) {
   }
   connection_.reset();
   connected_ = false;
+  if (writing_ == Writing::outbound) writing_ = Writing::none;
   if (state_ == State::closed) return;
   state_ = State::idle;
   if (queue_.empty()) return;
+  if (inbound_ != nullptr) return pump();  // the peer's connection carries on
   if (failures_.fetch_add(1, std::memory_order_relaxed) == 0) return pump();
   do_backoff();
 }
@@ -236,6 +318,10 @@ void PeerLink::on_close(CloseReason reason) {
   connect_timer_.cancel();
   backoff_timer_.cancel();
   if (connection_) connection_->close(reason);
+  // The peer's connection is closed too: it is no member's any more.
+  if (inbound_) inbound_->post_close(reason);
+  inbound_.reset();
+  adopted_ = false;
   drop_queue();
 }
 

@@ -1,7 +1,9 @@
 // The outgoing side of the gossip transport towards one peer (internal to
-// node/transport*): a bounded queue of frames and at most one TCP connection,
-// opened on demand, reused, reopened after a failure with exponential backoff
-// and jitter. docs/PROTOCOL.md, "2a. Transport".
+// node/transport*): a bounded queue of frames, the peer's own connection
+// once adopted, and at most one TCP connection of ours, opened on demand
+// when there is no adopted one, reused, reopened after a failure with
+// exponential backoff and jitter. When both are open, frames go on the one
+// the member with the smaller id opened (docs/PROTOCOL.md, "2a. Transport").
 //
 // Threading: send() and stats() are called on the daemon's strand (the
 // Transport's caller), close() from any thread; everything else runs on the
@@ -44,7 +46,16 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   // REQUIRES: calls come from one thread or strand (the daemon's).
   void send(const Endpoint& to, Bytes frame);
 
-  // Closes the link for good: the connection, the timers, the queue
+  // Frames may go on `inbound`, the peer's own connection, adopted after
+  // it carried the peer's sealed frame; replaces an older adopted one
+  // (which then falls idle). Reports the path up. Any thread.
+  void adopt(std::shared_ptr<FrameConnection> inbound);
+
+  // Cuts a reconnect backoff short: the next attempt starts now, if frames
+  // wait. Any thread.
+  void retry_now();
+
+  // Closes the link for good: the connections, the timers, the queue
   // (counted as frames_dropped_link_closed). Any thread.
   void close(CloseReason reason);
 
@@ -61,6 +72,8 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   using Tcp = boost::asio::ip::tcp;
   using UserTimeout = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_USER_TIMEOUT>;
   enum class State { idle, connecting, connected, backing_off, closed };
+  // Where the frame at the front of the queue is being written, if anywhere.
+  enum class Writing { none, outbound, inbound };
 
   void on_send(Endpoint to, std::shared_ptr<const Bytes> frame);
   void pump();
@@ -75,9 +88,14 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   void on_connected();
   void on_written();
   void on_connection_closed(CloseReason reason);
+  void on_adopt(std::shared_ptr<FrameConnection> inbound);
+  void on_inbound_written(const FrameConnection* inbound);
+  void on_inbound_closed(const FrameConnection* inbound, CloseReason reason);
+  void on_retry_now();
   void do_backoff();
   void on_close(CloseReason reason);
   void drop_queue();
+  void frame_written();
 
   std::shared_ptr<TransportContext> context_;
   const ServerId peer_;
@@ -86,10 +104,13 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   Tcp::socket socket_;                      // during an attempt; then moved into connection_
   boost::asio::steady_timer connect_timer_;
   boost::asio::steady_timer backoff_timer_;
-  std::shared_ptr<FrameConnection> connection_;
+  std::shared_ptr<FrameConnection> connection_;  // ours, while connected
+  std::shared_ptr<FrameConnection> inbound_;     // the peer's, adopted; runs on its own strand
+  const bool prefer_ours_;                       // our id is the smaller: ours is the pair's connection
 
   // On the strand.
   State state_ = State::idle;
+  Writing writing_ = Writing::none;
   Endpoint to_;
   Endpoint to_next_;                        // the latest `to`; taken at the next attempt
   std::uint64_t attempt_ = 0;               // identifies the attempt a handler belongs to
@@ -102,7 +123,8 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   // Read by stats() from any thread.
   std::atomic<std::size_t> queued_bytes_{0};     // raised by send(), lowered on the strand
   std::atomic<bool> connected_{false};
-  std::atomic<UnixMs> last_frame_ms_{0};
+  std::atomic<bool> adopted_{false};             // inbound_ is set
+  std::atomic<UnixMs> last_frame_ms_{0};         // last frame read from the peer
   std::atomic<std::uint32_t> failures_{0};       // attempts failed since the last frame written
   Endpoint stats_endpoint_;                      // only on the thread that calls send()
 };

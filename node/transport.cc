@@ -47,18 +47,28 @@ struct Transport::Impl {
   std::shared_ptr<TransportContext> context;
   std::shared_ptr<Listener> listener;
   std::map<ServerId, std::shared_ptr<PeerLink>> links;  // bounded by peer_links_max
+  std::optional<std::chrono::steady_clock::time_point> last_retry;  // retry_now()
+
+  // The link to `peer`, made when missing; null at peer_links_max.
+  std::shared_ptr<PeerLink> link_to(const ServerId& peer, const Endpoint& to);
 };
+
+std::shared_ptr<PeerLink> Transport::Impl::link_to(const ServerId& peer, const Endpoint& to) {
+  auto found = links.find(peer);
+  if (found != links.end()) return found->second;
+  if (links.size() >= context->settings.peer_links_max) return nullptr;
+  auto link = std::make_shared<PeerLink>(context, peer, to, mix_seed(jitter_seed, peer_label(peer)));
+  return links.emplace(peer, std::move(link)).first->second;
+}
 
 Transport::Transport(boost::asio::io_context& io, DaemonPost post_to_daemon,
                      TransportSettings settings, std::uint64_t jitter_seed,
-                     std::function<void(Bytes frame)> on_frame,
-                     std::function<void(const ServerId& peer)> on_path_failed)
+                     TransportCallbacks callbacks)
     : impl_(std::make_unique<Impl>()) {
   impl_->jitter_seed = jitter_seed;
   auto source = parse_source(settings.source_address, impl_->settings_error);
   impl_->context = std::make_shared<TransportContext>(io, std::move(post_to_daemon), std::move(settings),
-                                                      std::move(source), std::move(on_frame),
-                                                      std::move(on_path_failed));
+                                                      std::move(source), std::move(callbacks));
   impl_->listener = std::make_shared<Listener>(impl_->context);
 }
 
@@ -83,14 +93,23 @@ void Transport::send(const ServerId& peer, const Endpoint& to, Bytes frame) {
   if (frame.empty() || frame.size() > settings.frame_bytes_max) {
     return count(counters.frames_dropped_oversize);
   }
-  auto found = impl_->links.find(peer);
-  if (found == impl_->links.end()) {
-    if (impl_->links.size() >= settings.peer_links_max) return count(counters.frames_dropped_links_full);
-    auto link = std::make_shared<PeerLink>(impl_->context, peer, to,
-                                           mix_seed(impl_->jitter_seed, peer_label(peer)));
-    found = impl_->links.emplace(peer, std::move(link)).first;
-  }
-  found->second->send(to, std::move(frame));
+  auto link = impl_->link_to(peer, to);
+  if (link == nullptr) return count(counters.frames_dropped_links_full);
+  link->send(to, std::move(frame));
+}
+
+void Transport::adopt(InboundId inbound, const ServerId& peer, const Endpoint& to) {
+  if (impl_->phase != Impl::Phase::started || inbound == 0) return;
+  if (auto link = impl_->link_to(peer, to)) impl_->listener->adopt(inbound, std::move(link));
+}
+
+void Transport::retry_now() {
+  if (impl_->phase != Impl::Phase::started) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (impl_->last_retry && now - *impl_->last_retry < std::chrono::milliseconds(kRetryNowIntervalMs)) return;
+  impl_->last_retry = now;
+  count(impl_->context->counters.retries_now);
+  for (auto& [peer, link] : impl_->links) link->retry_now();
 }
 
 void Transport::retain_peers(const std::vector<ServerId>& peers) {

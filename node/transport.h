@@ -2,8 +2,13 @@
 // frames between members over TCP, each frame a 4-byte big-endian length and
 // that many bytes. It trusts nothing and reads no frame beyond its length:
 // frames authenticate their sender, and the gossip core decides what they
-// are worth. One outgoing connection per peer, opened on demand by send() and
-// reused; frames arrive from every connection, accepted or opened.
+// are worth. Frames arrive from every connection, accepted or opened. Frames
+// for a peer go on one connection: the peer's own connection to us once the
+// daemon has adopted it (it carried the peer's sealed frame), else one this
+// node opens on demand and reuses. When both exist, the one the member with
+// the smaller id opened is used and the other falls idle, so a pair settles
+// on one connection, and a peer behind a firewall that lets only its own
+// connections through is still reached.
 //
 // Threading: the constructor, every public function and the destructor run
 // on the daemon's strand (or on one thread while `io` is not running);
@@ -15,6 +20,7 @@
 // No Asio type appears here (it costs every includer ~1.5 s to compile).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,21 +42,34 @@ namespace mesh::node {
 // Thread-safe: the transport calls it from its own strands.
 using DaemonPost = std::function<void(std::function<void()> task)>;
 
+// An accepted connection not adopted yet, as on_frame names it; 0: the frame
+// came on a connection this node opened, or on one already adopted.
+using InboundId = std::uint64_t;
+
+// What the transport tells the daemon, on the daemon's strand.
+struct TransportCallbacks {
+  // Each whole frame, in the order of its connection, with the connection
+  // it came on when that is an accepted one not adopted yet.
+  std::function<void(Bytes frame, InboundId inbound)> on_frame;
+  // The path to `peer` failed: a connect timed out or found the host
+  // unreachable, or data written to it (on a connection of either side)
+  // went unacknowledged for user_timeout_ms (TCP_USER_TIMEOUT) or its write
+  // for write_timeout_ms. A refused or reset connection is not one: the
+  // host answered (its daemon is down). May be empty.
+  std::function<void(const ServerId& peer)> on_path_failed;
+  // There is a working path to `peer`: a connection to it was established,
+  // or its own connection was adopted. May be empty.
+  std::function<void(const ServerId& peer)> on_path_up;
+};
+
 class Transport {
  public:
   // `io`: where sockets and timers run (any number of threads); it must
   // outlive the Transport and every handler it leaves behind.
-  // `post_to_daemon`: how a received frame reaches the daemon's strand;
-  // on_frame(frame) runs there with each whole frame, in the order of its
-  // connection. `jitter_seed`: seeds the reconnect jitter (one mesh::Rng per peer).
-  // on_path_failed(peer), when given, runs there when the path to `peer`
-  // failed: a connect timed out or found the host unreachable, or an
-  // outgoing connection's data went unacknowledged for user_timeout_ms
-  // (TCP_USER_TIMEOUT) or its write for write_timeout_ms. A refused or
-  // reset connection is not one: the host answered (its daemon is down).
+  // `post_to_daemon`: how the callbacks reach the daemon's strand.
+  // `jitter_seed`: seeds the reconnect jitter (one mesh::Rng per peer).
   Transport(boost::asio::io_context& io, DaemonPost post_to_daemon, TransportSettings settings,
-            std::uint64_t jitter_seed, std::function<void(Bytes frame)> on_frame,
-            std::function<void(const ServerId& peer)> on_path_failed = nullptr);
+            std::uint64_t jitter_seed, TransportCallbacks callbacks);
   ~Transport();  // stop()
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
@@ -61,10 +80,24 @@ class Transport {
   Result<Endpoint, TransportError> start();
 
   // Queues `frame` for `peer`, whose transport listens at `to`; never blocks.
-  // Connects on demand; frames wait while the peer is down, up to
-  // queue_bytes_max per peer, beyond which new frames are dropped and
-  // counted. Takes the frame; after stop() or before start(): dropped.
+  // Writes it on the peer's adopted connection, or on one it opens on
+  // demand; frames wait while the peer is down, up to queue_bytes_max per
+  // peer, beyond which new frames are dropped and counted. Takes the frame;
+  // after stop() or before start(): dropped.
   void send(const ServerId& peer, const Endpoint& to, Bytes frame);
+
+  // The frame on_frame gave with `inbound` was sealed by member `peer`
+  // (who listens at `to`): frames for it may go on that connection, which
+  // is now a member's (docs/PROTOCOL.md §2a, "Connections"); on_path_up
+  // follows. A connection closed meanwhile is ignored.
+  void adopt(InboundId inbound, const ServerId& peer, const Endpoint& to);
+
+  // Connections that failed lately may work again (a gossip link came back
+  // after a dead spell, so a partition or block has likely lifted): every
+  // peer waiting out a reconnect backoff tries now. At most once per
+  // kRetryNowIntervalMs; later calls in that window do nothing.
+  void retry_now();
+  static constexpr DurationMs kRetryNowIntervalMs = 5'000;
 
   // The roster changed: closes the links of every peer not in `peers` and
   // drops their queued frames (the core's SYNC repairs what is lost).

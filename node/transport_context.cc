@@ -24,28 +24,34 @@ TransportContext::TransportContext(boost::asio::io_context& io_context,
                                    DaemonPost post_to_daemon_strand,
                                    TransportSettings transport_settings,
                                    std::optional<boost::asio::ip::address> source,
-                                   std::function<void(Bytes)> on_frame,
-                                   std::function<void(const ServerId&)> on_path_failed)
+                                   TransportCallbacks callbacks)
     : io(io_context),
       post_to_daemon(std::move(post_to_daemon_strand)),
       settings(std::move(transport_settings)),
       source_address(std::move(source)),
-      on_frame_(std::move(on_frame)),
-      on_path_failed_(std::move(on_path_failed)) {}
+      callbacks_(std::move(callbacks)) {}
 
 void TransportContext::report_path_failed(const ServerId& peer) {
   count(counters.paths_failed);
-  if (!on_path_failed_) return;
+  if (!callbacks_.on_path_failed) return;
   post_to_daemon([self = shared_from_this(), peer] {
-    if (!self->stopped_) self->on_path_failed_(peer);
+    if (!self->stopped_) self->callbacks_.on_path_failed(peer);
   });
 }
 
-void TransportContext::deliver(Bytes frame, std::function<void()> resume) {
+void TransportContext::report_path_up(const ServerId& peer) {
+  count(counters.paths_up);
+  if (!callbacks_.on_path_up) return;
+  post_to_daemon([self = shared_from_this(), peer] {
+    if (!self->stopped_) self->callbacks_.on_path_up(peer);
+  });
+}
+
+void TransportContext::deliver(Bytes frame, InboundId inbound, std::function<void()> resume) {
   // std::function needs a copyable task: the frame travels in a shared_ptr.
   auto shared_frame = std::make_shared<Bytes>(std::move(frame));
-  post_to_daemon([self = shared_from_this(), shared_frame, resume = std::move(resume)] {
-    if (!self->stopped_) self->on_frame_(std::move(*shared_frame));
+  post_to_daemon([self = shared_from_this(), shared_frame, inbound, resume = std::move(resume)] {
+    if (!self->stopped_) self->callbacks_.on_frame(std::move(*shared_frame), inbound);
     resume();
   });
 }

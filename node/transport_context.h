@@ -38,22 +38,23 @@ UnixMs wall_clock_ms();
 
 class TransportContext : public std::enable_shared_from_this<TransportContext> {
  public:
-  // `post_to_daemon` runs tasks on the daemon's strand; `on_frame` and
-  // `on_path_failed` (may be empty) run only there.
+  // `post_to_daemon` runs tasks on the daemon's strand; the callbacks run
+  // only there.
   TransportContext(boost::asio::io_context& io, DaemonPost post_to_daemon, TransportSettings settings,
-                   std::optional<boost::asio::ip::address> source,
-                   std::function<void(Bytes)> on_frame,
-                   std::function<void(const ServerId&)> on_path_failed);
+                   std::optional<boost::asio::ip::address> source, TransportCallbacks callbacks);
 
-  // Hands `frame` to on_frame on the daemon's strand (dropped once
-  // stopped), then runs `resume` there: a session reads its next frame only
-  // after the daemon took this one, so a slow daemon slows the readers
-  // (TCP backpressure) instead of growing a queue. Any thread.
-  void deliver(Bytes frame, std::function<void()> resume);
+  // Hands `frame` (and the accepted connection it came on, 0 for others) to
+  // on_frame on the daemon's strand (dropped once stopped), then runs
+  // `resume` there: a session reads its next frame only after the daemon
+  // took this one, so a slow daemon slows the readers (TCP backpressure)
+  // instead of growing a queue. Any thread.
+  void deliver(Bytes frame, InboundId inbound, std::function<void()> resume);
 
   // Counts paths_failed and hands `peer` to on_path_failed on the daemon's
   // strand (not once stopped). Any thread.
   void report_path_failed(const ServerId& peer);
+  // Counts paths_up and hands `peer` to on_path_up likewise. Any thread.
+  void report_path_up(const ServerId& peer);
 
   // From now on no frame reaches on_frame. REQUIRES: on the daemon's strand.
   void mark_stopped() { stopped_ = true; }
@@ -65,9 +66,8 @@ class TransportContext : public std::enable_shared_from_this<TransportContext> {
   AtomicTransportCounters counters;
 
  private:
-  std::function<void(Bytes)> on_frame_;  // only on the daemon's strand
-  std::function<void(const ServerId&)> on_path_failed_;  // only on the daemon's strand
-  bool stopped_ = false;                 // only on the daemon's strand
+  TransportCallbacks callbacks_;  // only on the daemon's strand
+  bool stopped_ = false;          // only on the daemon's strand
 };
 
 }  // namespace mesh::node

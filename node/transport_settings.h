@@ -17,6 +17,9 @@ namespace mesh::node {
 
 // Every bound of the transport, and what happens at it.
 struct TransportSettings {
+  // This node's id. Of two connections between a pair (each side opened
+  // one), frames go on the one the smaller id opened (docs/PROTOCOL.md §2a).
+  ServerId self;
   Endpoint listen;                  // IP literal ("0.0.0.0", "::", "10.0.0.5") and port; port 0 = any
   std::string source_address;       // IP literal outgoing connections bind to; "" = any
   DurationMs connect_timeout_ms = 5'000;   // resolve + connect of one attempt; then backoff
@@ -24,9 +27,10 @@ struct TransportSettings {
   DurationMs read_timeout_ms = 30'000;     // a frame started must be read whole within this (slowloris);
                                            // an accepted connection must deliver its first frame within it
   DurationMs write_timeout_ms = 30'000;    // a frame handed to the socket must be written within this
-  // TCP_USER_TIMEOUT of outgoing connections: data written and not
-  // acknowledged this long breaks the connection, and the path counts as
-  // failed (reported to the gossip core, docs/PROTOCOL.md §4a "Failed").
+  // TCP_USER_TIMEOUT of the connections frames are written on (ours, and a
+  // peer's once adopted): data written and not acknowledged this long
+  // breaks the connection, and the path counts as failed (reported to the
+  // gossip core, docs/PROTOCOL.md §4a "Failed").
   DurationMs user_timeout_ms = 20'000;
   std::size_t queue_bytes_max = 8u << 20;  // per peer; at the bound new frames are dropped and counted
   DurationMs backoff_min_ms = 1'000;       // reconnect delay after the first failure: [min, 2 min]
@@ -47,7 +51,7 @@ enum class TransportError {
 // Every counter with its one-line meaning (docs/PROTOCOL.md, "2a. Transport").
 // Monotonic for the life of one Transport.
 #define MESH_TRANSPORT_COUNTERS(X)                                                              \
-  X(frames_sent)                  /* frames written whole to an outgoing connection */        \
+  X(frames_sent)                  /* frames written whole (on an outgoing or an adopted connection) */ \
   X(bytes_sent)                   /* frame bytes written (prefixes excluded) */               \
   X(frames_received)              /* frames read whole on any connection, handed to on_frame */ \
   X(bytes_received)               /* frame bytes read whole (prefixes excluded) */            \
@@ -71,6 +75,10 @@ enum class TransportError {
   X(connections_closed_error)     /* a read, write or socket error closed the connection */   \
   X(connections_timed_out)        /* of those, outgoing ones whose data went unacknowledged for user_timeout_ms, or unreachable */ \
   X(paths_failed)                 /* connects timed out or unreachable, connections timed out: reported to the gossip core */ \
+  X(paths_up)                     /* connections established or adopted: reported to the gossip core */ \
+  X(inbound_adopted)              /* accepted connections that carried a member's sealed frame: frames for it may go on them */ \
+  X(frames_sent_inbound)          /* of frames_sent, those written on an adopted connection */ \
+  X(retries_now)                  /* retry_now() calls that cut reconnect backoffs short */ \
   X(links_retired)                /* outgoing links closed because retain_peers() left them out */ \
   X(accept_errors)                /* accept() failed (e.g. out of descriptors); retried after a pause */
 
@@ -88,12 +96,13 @@ struct TransportCounters {
   }
 };
 
-// The state of one outgoing link (one per peer the core sends to).
+// The state of one link (one per peer the core sends to, or whose
+// connection was adopted).
 struct PeerLinkStats {
   ServerId peer;
   Endpoint endpoint;               // where the link connects (the last `to` given to send)
-  bool connected = false;          // an outgoing TCP connection is open
-  UnixMs last_frame_ms = 0;        // last frame written or read on this link; 0 = never
+  bool connected = false;          // a connection frames can go on is open (ours or the peer's adopted one)
+  UnixMs last_frame_ms = 0;        // last frame read from the peer on one of them; 0 = never
   std::size_t queued_bytes = 0;    // frame bytes waiting (including the one being written)
   std::uint32_t connect_failures_in_row = 0;  // failed attempts since the last frame written
 };

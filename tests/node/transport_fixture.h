@@ -78,8 +78,13 @@ inline Bytes test_frame(std::uint32_t index, std::size_t size = 64) {
 struct TestNode {
   TestNode(boost::asio::io_context& io, TransportSettings settings, std::uint64_t seed = 1)
       : transport(io, post_to(io), std::move(settings), seed,
-                  [this](Bytes frame) { received.push_back(std::move(frame)); },
-                  [this](const ServerId& peer) { failed_paths.push_back(peer); }) {}
+                  TransportCallbacks{
+                      .on_frame = [this](Bytes frame, InboundId inbound) {
+                        received.push_back(std::move(frame));
+                        inbound_ids.push_back(inbound);
+                      },
+                      .on_path_failed = [this](const ServerId& peer) { failed_paths.push_back(peer); },
+                      .on_path_up = [this](const ServerId& peer) { up_paths.push_back(peer); }}) {}
 
   Endpoint start() {
     auto bound = transport.start();
@@ -90,7 +95,9 @@ struct TestNode {
   TransportCounters counters() const { return transport.stats().counters; }
 
   std::vector<Bytes> received;  // before `transport`: its callbacks write here
+  std::vector<InboundId> inbound_ids;  // with each frame received
   std::vector<ServerId> failed_paths;  // on_path_failed, in order
+  std::vector<ServerId> up_paths;      // on_path_up, in order
   Transport transport;
   Endpoint address;
 };
