@@ -178,6 +178,48 @@ to = "15m"
   CHECK(result->healthy_reports > 0);
 }
 
+// Issue 36's splits (docs/SIMULATOR.md, "Built-in scenarios"): no false
+// and no missed verdict, seeds 1-3.
+TEST_CASE("border-partition") {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    RunResult r = run_builtin("border-partition", {30, 3, seed, {}});
+    CHECK(r.false_verdicts == 0);
+    CHECK(r.missed_verdicts == 0);
+    // Up once and down once: a split is one event, not a flicker.
+    CHECK(r.partitioned_flips_max >= 1);
+    CHECK(r.partitioned_flips_max <= 2);
+  }
+}
+
+// The country whose own connections are dropped finds every blocked server
+// within the detection bound, while its gossip flows on the connections
+// opened towards it.
+TEST_CASE("one-way-country") {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    RunResult r = run_builtin("one-way-country", {30, 5, seed, {}});
+    CHECK(r.missed_verdicts == 0);
+    // The blocked country's nodes answer on the connections opened to them.
+    CHECK(r.tcp.at("frames_on_adopted") > 0);
+    for (const ExpectationResult& e : r.expectations) {
+      if (!e.time_ms || e.text.find("unreachable") == std::string::npos) continue;
+      CAPTURE(e.text);
+      CHECK(*e.time_ms <= r.detection_bound_ms);
+    }
+  }
+}
+
+TEST_CASE("two-censors") {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    RunResult r = run_builtin("two-censors", {40, 5, seed, {}});
+    CHECK(r.false_verdicts == 0);
+    CHECK(r.missed_verdicts == 0);
+  }
+}
+
+TEST_CASE("flapping-service") {
+  for (std::uint64_t seed : {1u, 2u}) run_builtin("flapping-service", {20, 5, seed, {}});
+}
+
 TEST_CASE("unreliable-witness") {
   RunResult r = run_builtin("unreliable-witness", {40, 5, 5, {}});
   CHECK(r.false_verdicts == 0);

@@ -29,6 +29,11 @@ const verdict::RouteMembership* find_route(const verdict::Evaluation& evaluation
   return nullptr;
 }
 
+bool in_route(const verdict::Evaluation& evaluation, const std::string& route_id, const ServerId& server) {
+  const auto* route = find_route(evaluation, route_id);
+  return route != nullptr && std::find(route->members.begin(), route->members.end(), server) != route->members.end();
+}
+
 // Whether one node's evaluation satisfies a point-in-time expectation.
 bool holds(const Expectation& expect, const verdict::Evaluation& evaluation) {
   switch (expect.kind) {
@@ -41,12 +46,8 @@ bool holds(const Expectation& expect, const verdict::Evaluation& evaluation) {
       return std::find(evaluation.unreliable_observers.begin(), evaluation.unreliable_observers.end(),
                        expect.server) != evaluation.unreliable_observers.end();
     case ExpectKind::in_rotation:
-    case ExpectKind::out_of_rotation: {
-      const auto* route = find_route(evaluation, expect.route);
-      bool member = route != nullptr && std::find(route->members.begin(), route->members.end(),
-                                                  expect.server) != route->members.end();
-      return member == (expect.kind == ExpectKind::in_rotation);
-    }
+    case ExpectKind::out_of_rotation:
+      return in_route(evaluation, expect.route, expect.server) == (expect.kind == ExpectKind::in_rotation);
     default: return true;
   }
 }
@@ -130,6 +131,11 @@ void Run::on_check(bool periodic, std::optional<std::size_t> snapshot) {
       evaluations[node.index] = memo[key] = evaluate(node);
     }
     judge_false_verdicts(node, *evaluations[node.index]);
+    judge_missed_verdicts(node, *evaluations[node.index]);
+    if (evaluations[node.index]->partitioned != node.partitioned_shown) {
+      node.partitioned_shown = evaluations[node.index]->partitioned;
+      result_.partitioned_flips_max = std::max(result_.partitioned_flips_max, ++node.partitioned_flips);
+    }
   }
   if (periodic) ++result_.checks;
   judge_expectations(evaluations);
@@ -151,8 +157,31 @@ void Run::judge_false_verdicts(const SimNode& node, const verdict::Evaluation& e
     if (!server.healthy() || network_.unreachable_from_a_country(server.index)) continue;
     if (now_ms_ - server.last_unfine_ms <= false_grace_ms_) continue;
     ++result_.false_verdicts;
-    if (result_.false_examples.size() < kFalseVerdictExamplesMax) {
+    if (result_.false_examples.size() < kVerdictExamplesMax) {
       result_.false_examples.push_back({now_ms_ - start_ms_, node.id, server.id, status});
+    }
+  }
+}
+
+// A missed verdict: a server in rotation (ok or no_data) that blocks have
+// left a whole country (of at least two other servers) unable to connect
+// to, or whose machine is off, for longer than the detection bound
+// (docs/SIMULATOR.md, "Missed verdicts").
+void Run::judge_missed_verdicts(const SimNode& node, const verdict::Evaluation& evaluation) {
+  const auto& world = world_indices(*node.core().roster());
+  for (std::size_t i = 0; i < evaluation.servers.size() && i < world.size(); ++i) {
+    const verdict::ServerVerdict& verdict = evaluation.servers[i];
+    const bool in_rotation =
+        (verdict.status == verdict::ServerStatus::ok || verdict.status == verdict::ServerStatus::no_data) &&
+        !verdict.flags.held_out;
+    if (!in_rotation) continue;
+    const SimNode& server = nodes_[world[i]];
+    if (server.cut_off_since_ms == kNeverMs || now_ms_ - server.cut_off_since_ms <= missed_after_ms_) continue;
+    ++result_.missed_verdicts;
+    result_.missed_held_back += verdict.flags.insufficient_evidence;
+    if (result_.missed_examples.size() < kVerdictExamplesMax) {
+      result_.missed_examples.push_back({now_ms_ - start_ms_, node.id, server.id, verdict.status,
+                                         verdict.flags.insufficient_evidence});
     }
   }
 }
@@ -161,6 +190,10 @@ void Run::judge_expectations(const std::vector<const verdict::Evaluation*>& eval
   const DurationMs t = now_ms_ - start_ms_;
   for (std::size_t k = 0; k < scenario_.expectations.size(); ++k) {
     const Expectation& expect = scenario_.expectations[k];
+    if (expect.kind == ExpectKind::rotation_changes_max) {
+      count_rotation_changes(k, evaluations);
+      continue;
+    }
     const bool point = expect.kind == ExpectKind::status || expect.kind == ExpectKind::unreliable ||
                        expect.kind == ExpectKind::in_rotation || expect.kind == ExpectKind::out_of_rotation;
     const bool during = expect.kind == ExpectKind::status_during && t >= expect.from_ms && t <= expect.to_ms;
@@ -194,13 +227,30 @@ void Run::judge_expectations(const std::vector<const verdict::Evaluation*>& eval
   }
 }
 
-// Converged: every running node holds every record signed at least
-// kConvergedLagMs ago by a server of its roster (or a newer one of that
-// origin), and every roster published that long ago (or a newer one).
+// Counts, per checked node, each check at which `server`'s membership of
+// `route` differs from the previous one that node showed.
+void Run::count_rotation_changes(std::size_t k, const std::vector<const verdict::Evaluation*>& evaluations) {
+  const Expectation& expect = scenario_.expectations[k];
+  std::vector<int>& shown = rotation_shown_[k];
+  std::vector<std::uint64_t>& changes = rotation_changes_[k];
+  shown.resize(nodes_.size(), -1);
+  changes.resize(nodes_.size(), 0);
+  for (std::size_t i = 0; i < evaluations.size(); ++i) {
+    if (evaluations[i] == nullptr) continue;
+    const int member = in_route(*evaluations[i], expect.route, expect.server) ? 1 : 0;
+    if (shown[i] >= 0 && shown[i] != member) ++changes[i];
+    shown[i] = member;
+  }
+}
+
+// Converged: every running node holds every record signed at least the
+// expectation's lag_ms (kConvergedLagMs by default) ago by a server of its
+// roster (or a newer one of that origin), and every roster published that
+// long ago (or a newer one).
 // Reports keep flowing: nothing pauses for the check (docs/SIMULATOR.md).
 void Run::on_digest_check(std::size_t k) {
   if (expectation_state_[k] == 1) return;
-  const UnixMs cutoff = now_ms_ - kConvergedLagMs;
+  const UnixMs cutoff = now_ms_ - scenario_.expectations[k].lag_ms;
   std::uint64_t roster_due = 0;
   for (const auto& [at, version] : rosters_published_) {
     if (at <= cutoff) roster_due = std::max(roster_due, version);
@@ -268,9 +318,12 @@ void Run::take_snapshot(std::size_t index, const std::vector<const verdict::Eval
     if (snapshot.nodes.size() >= options_.snapshot_nodes) continue;
     NodeSnapshot listing{node.id, to_hex(node.core().digest()), fingerprint, {}, {}, {}};
     if (evaluation != nullptr) {
-      for (const auto& v : evaluation->servers) listing.servers.push_back({v.id, v.status, v.failing, v.eligible, v.by_country});
+      for (const auto& v : evaluation->servers) {
+        listing.servers.push_back({v.id, v.status, v.flags, v.failing, v.eligible, v.by_country});
+      }
       for (const auto& r : evaluation->routes) listing.routes.push_back({r.route_id, r.members, r.degraded});
       listing.unreliable_observers = evaluation->unreliable_observers;
+      listing.partitioned = evaluation->partitioned;
     }
     snapshot.nodes.push_back(std::move(listing));
   }
@@ -296,6 +349,11 @@ void Run::finish_expectations() {
         out.passed = result_.false_verdicts == 0;
         out.detail = std::to_string(result_.false_verdicts) + " false verdicts";
         break;
+      case ExpectKind::no_missed_verdicts:
+        out.passed = result_.missed_verdicts == 0;
+        out.detail = std::to_string(result_.missed_verdicts) + " missed verdicts (" +
+                     std::to_string(result_.missed_held_back) + " held back)";
+        break;
       case ExpectKind::counter_at_least:
       case ExpectKind::counter_at_most: {
         const std::uint64_t value = counter(expect.counter);
@@ -312,6 +370,17 @@ void Run::finish_expectations() {
       case ExpectKind::duplicate_factor_max:
         out.passed = result_.duplicate_factor * 1000.0 <= static_cast<double>(expect.value);
         out.detail = "duplicate factor " + std::to_string(result_.duplicate_factor);
+        break;
+      case ExpectKind::rotation_changes_max: {
+        const auto& changes = rotation_changes_[k];
+        const std::uint64_t most = changes.empty() ? 0 : *std::max_element(changes.begin(), changes.end());
+        out.passed = most <= expect.value;
+        out.detail = "at most " + std::to_string(most) + " changes at a node";
+        break;
+      }
+      case ExpectKind::partitioned_flips_max:
+        out.passed = result_.partitioned_flips_max <= expect.value;
+        out.detail = "at most " + std::to_string(result_.partitioned_flips_max) + " flips at a node";
         break;
       default:
         if (expectation_state_[k] == -1 && out.detail.empty()) out.detail = "never checked";
@@ -353,7 +422,8 @@ void Run::finish_metrics() {
                  {"retransmissions", tcp.retransmissions},
                  {"frames_delayed", tcp.frames_delayed},
                  {"frames_held_in_order", tcp.frames_held_in_order},
-                 {"connections_failed", tcp.connections_failed}};
+                 {"connections_failed", tcp.connections_failed},
+                 {"frames_on_adopted", tcp.frames_on_adopted}};
   // Bandwidth and duplicates over the metrics window only.
   std::uint64_t sent_max = 0, received_max = 0, probe_max = 0;
   double sent = 0, received = 0, probes = 0;

@@ -13,6 +13,7 @@ Network::Network(const World& world, const Scenario& scenario)
   link_class_.assign(std::size_t{size_} * size_, 0);
   blocked_.assign(std::size_t{size_} * size_, 0);
   unreachable_.assign(size_, false);
+  cut_off_.assign(size_, false);
   for (const LinkOverride& link_override : scenario.link_overrides) {
     set_link(link_override.from, link_override.to, link_override.link);
   }
@@ -136,6 +137,15 @@ void Network::rebuild() {
       }
     }
   }
+  // The oracles read the blocks (and, for false verdicts, broken
+  // observers), never the partition: a split fleet is not a censor.
+  cut_off_ = refused_by_a_country(2, false);
+  for (const auto& [observer, broken] : unreliable_) {
+    for (std::uint32_t b = 0; b < size_; ++b) {
+      if (broken[b]) drop(observer, b, all);
+    }
+  }
+  unreachable_ = refused_by_a_country(1, true);
   if (!partition_group_.empty()) {
     for (std::uint32_t a = 0; a < size_; ++a) {
       for (std::uint32_t b = 0; b < size_; ++b) {
@@ -143,30 +153,27 @@ void Network::rebuild() {
       }
     }
   }
-  for (const auto& [observer, broken] : unreliable_) {
-    for (std::uint32_t b = 0; b < size_; ++b) {
-      if (broken[b]) drop(observer, b, all);
-    }
-  }
-  // The oracle: unreachable from a country whose every other server fails to
-  // connect to it.
+}
+
+std::vector<bool> Network::refused_by_a_country(std::uint32_t min_others, bool sni_counts) const {
   std::map<std::string, std::vector<std::uint32_t>> by_country;
   for (std::uint32_t i = 0; i < size_; ++i) by_country[world_.servers[i].spec.country].push_back(i);
-  unreachable_.assign(size_, false);
+  std::vector<bool> refused_by(size_, false);
   for (std::uint32_t t = 0; t < size_; ++t) {
     for (const auto& [country, members] : by_country) {
       std::uint32_t others = 0, refused = 0;
       for (std::uint32_t s : members) {
         if (s == t) continue;
         ++others;
-        refused += probe_blocked(s, t) || sni_blocked(s, t);
+        refused += probe_blocked(s, t) || (sni_counts && sni_blocked(s, t));
       }
-      if (others > 0 && refused == others) {
-        unreachable_[t] = true;
+      if (others >= min_others && refused == others) {
+        refused_by[t] = true;
         break;
       }
     }
   }
+  return refused_by;
 }
 
 }  // namespace mesh::sim

@@ -55,7 +55,15 @@ class Network {
   // the model, some country's servers all fail to open a probe connection to
   // `server` (it is unreachable from that country). Machines that are off
   // are the simulator's business, not the network's.
+  // A partition is never a block: users reach both sides; only the fleet's
+  // own links are cut (docs/SIMULATOR.md, "False verdicts").
   bool unreachable_from_a_country(std::uint32_t server) const { return unreachable_[server]; }
+  // The missed-verdict oracle: true when blocks alone leave a country with
+  // at least two other servers (enough witnesses to make a verdict) all
+  // unable to open a probe connection to `server`. An SNI block, which lets
+  // the connection through, an observer's own broken outbound and a
+  // partition do not count.
+  bool cut_off_from_a_country(std::uint32_t server) const { return cut_off_[server]; }
 
   void block(const Event& event);
   // Lifts the block named `name`; an empty name lifts every block whose
@@ -83,6 +91,10 @@ class Network {
     BlockPort port = BlockPort::all;
   };
   void rebuild();
+  // Per server: some country's other servers (at least `min_others` of
+  // them) all fail to open a probe connection to it (`sni_counts`: or have
+  // their TLS handshake with its SNI reset).
+  std::vector<bool> refused_by_a_country(std::uint32_t min_others, bool sni_counts) const;
 
   const World& world_;
   std::uint32_t size_ = 0;
@@ -90,6 +102,7 @@ class Network {
   std::vector<std::uint8_t> link_class_;     // size_ x size_
   std::vector<std::uint8_t> blocked_;        // size_ x size_: kProbeBit | kGossipBit
   std::vector<bool> unreachable_;
+  std::vector<bool> cut_off_;
   std::vector<Block> blocks_;
   std::vector<int> partition_group_;         // empty: no partition
   std::map<std::uint32_t, std::vector<bool>> unreliable_;

@@ -22,15 +22,18 @@ json node_json(const NodeSnapshot& node) {
     for (const auto& row : s.by_country) {
       split[row.country] = {{"failing", row.failing}, {"eligible", row.eligible}};
     }
-    servers.push_back({{"id", s.id}, {"status", verdict::to_string(s.status)}, {"failing", s.failing},
-                       {"eligible", s.eligible}, {"by_country", split}});
+    json flags = json::array();
+    for (std::string_view flag : verdict::flag_names(s.flags)) flags.push_back(flag);
+    servers.push_back({{"id", s.id}, {"status", verdict::to_string(s.status)}, {"flags", flags},
+                       {"failing", s.failing}, {"eligible", s.eligible}, {"by_country", split}});
   }
   json routes = json::array();
   for (const RouteBrief& r : node.routes) {
     routes.push_back({{"route", r.route_id}, {"members", r.members}, {"degraded", r.degraded}});
   }
   return {{"id", node.id}, {"digest", node.digest_hex}, {"verdict_digest", node.verdict_digest},
-          {"servers", servers}, {"routes", routes}, {"unreliable_observers", node.unreliable_observers}};
+          {"servers", servers}, {"routes", routes}, {"unreliable_observers", node.unreliable_observers},
+          {"partitioned", node.partitioned}};
 }
 
 json snapshot_json(const Snapshot& snapshot) {
@@ -52,14 +55,26 @@ json expectations_json(const RunResult& result) {
   return out;
 }
 
-json false_json(const RunResult& result) {
+json examples_json(const std::vector<WrongVerdict>& wrong) {
   json examples = json::array();
-  for (const FalseVerdict& f : result.false_examples) {
-    examples.push_back({{"at_ms", f.at_ms}, {"node", f.node}, {"server", f.server},
-                        {"status", verdict::to_string(f.status)}});
+  for (const WrongVerdict& w : wrong) {
+    json example = {{"at_ms", w.at_ms}, {"node", w.node}, {"server", w.server},
+                    {"status", verdict::to_string(w.status)}};
+    if (w.held_back) example["held_back"] = true;
+    examples.push_back(example);
   }
+  return examples;
+}
+
+json false_json(const RunResult& result) {
   return {{"count", result.false_verdicts}, {"grace_ms", result.false_verdict_grace_ms},
-          {"examples", examples}};
+          {"examples", examples_json(result.false_examples)}};
+}
+
+json missed_json(const RunResult& result) {
+  return {{"count", result.missed_verdicts}, {"held_back", result.missed_held_back},
+          {"detection_bound_ms", result.detection_bound_ms},
+          {"examples", examples_json(result.missed_examples)}};
 }
 
 json metrics_json(const RunResult& r) {
@@ -91,10 +106,12 @@ std::string to_json(const RunResult& r, bool timing) {
   json out = {
       {"scenario", r.scenario}, {"seed", r.seed}, {"nodes", r.nodes}, {"duration_ms", r.duration_ms},
       {"command", r.command}, {"passed", r.passed}, {"expectations", expectations_json(r)},
-      {"snapshots", snapshots}, {"false_verdicts", false_json(r)}, {"metrics", metrics_json(r)},
+      {"snapshots", snapshots}, {"false_verdicts", false_json(r)}, {"missed_verdicts", missed_json(r)},
+      {"metrics", metrics_json(r)},
       {"counters", r.counters}, {"network", r.network},
       {"gossip_loss", r.gossip_loss}, {"tcp", r.tcp},
       {"checks", {{"periodic", r.checks}, {"checked_nodes", r.checked_nodes},
+                  {"partitioned_flips_max", r.partitioned_flips_max},
                   {"evaluations", r.evaluations}, {"evaluations_memoized", r.evaluations_memoized}}},
       {"signatures", {{"memoized", r.signatures_memoized}, {"checks", r.signature_checks},
                       {"libsodium_verifications", r.signature_verifications}}},
@@ -119,8 +136,9 @@ std::string snapshot_verdict_lines(const Snapshot& s) {
   for (const NodeSnapshot& node : s.nodes) {
     if (node.verdict_digest.empty()) continue;
     for (const ServerBrief& server : node.servers) {
-      if (server.status == verdict::ServerStatus::ok) continue;
-      out += "    " + node.id + " sees " + server.id + ": " + verdict::to_string(server.status) + ", " +
+      if (server.status == verdict::ServerStatus::ok && !server.flags.insufficient_evidence) continue;
+      const char* held = server.flags.insufficient_evidence ? " (held back)" : "";
+      out += "    " + node.id + " sees " + server.id + ": " + verdict::to_string(server.status) + held + ", " +
              std::to_string(server.failing) + " of " + std::to_string(server.eligible) +
              " witnesses failing; by country:";
       for (const verdict::CountryTally& c : server.by_country) {
@@ -131,6 +149,7 @@ std::string snapshot_verdict_lines(const Snapshot& s) {
     for (const RouteBrief& route : node.routes) {
       if (route.degraded) out += "    " + node.id + " sees route " + route.route_id + " degraded\n";
     }
+    if (node.partitioned) out += "    " + node.id + " sees the fleet partitioned\n";
     break;
   }
   return out;
@@ -158,6 +177,16 @@ std::string to_summary(const RunResult& r, bool timing) {
   }
   add("  false verdicts: %" PRIu64 " (grace %s)\n", r.false_verdicts,
       format_duration(r.false_verdict_grace_ms).c_str());
+  add("  missed verdicts: %" PRIu64 " (%" PRIu64 " held back; detection bound %s)\n", r.missed_verdicts,
+      r.missed_held_back, format_duration(r.detection_bound_ms).c_str());
+  for (const WrongVerdict& w : r.false_examples) {
+    add("    false: %s at %s shows %s %s\n", format_duration(w.at_ms).c_str(), w.node.c_str(), w.server.c_str(),
+        verdict::to_string(w.status));
+  }
+  for (const WrongVerdict& w : r.missed_examples) {
+    add("    missed: %s at %s shows %s %s%s\n", format_duration(w.at_ms).c_str(), w.node.c_str(),
+        w.server.c_str(), verdict::to_string(w.status), w.held_back ? " (held back)" : "");
+  }
   add("  metrics window: from %s to the end\n", format_duration(r.measured_from_ms).c_str());
   add("  gossip bytes/node/day: sent mean %.0f max %.0f, received mean %.0f max %.0f\n",
       r.gossip_sent_per_day.mean, r.gossip_sent_per_day.max, r.gossip_received_per_day.mean,

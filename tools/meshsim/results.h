@@ -16,13 +16,12 @@
 
 namespace mesh::sim {
 
-inline constexpr std::size_t kFalseVerdictExamplesMax = 20;
-// digests_agree: records signed at least this long ago must be everywhere.
-inline constexpr DurationMs kConvergedLagMs = 60'000;
+inline constexpr std::size_t kVerdictExamplesMax = 20;  // false and missed verdicts listed
 
 struct ServerBrief {
   ServerId id;
   verdict::ServerStatus status = verdict::ServerStatus::ok;
+  verdict::StatusFlags flags;  // every condition that holds (held back: insufficient_evidence)
   std::uint32_t failing = 0;
   std::uint32_t eligible = 0;
   std::vector<verdict::CountryTally> by_country;  // the split of the vote by observer country
@@ -41,6 +40,7 @@ struct NodeSnapshot {
   std::vector<ServerBrief> servers;
   std::vector<RouteBrief> routes;
   std::vector<ServerId> unreliable_observers;
+  bool partitioned = false;        // the node's evaluation holds every unreachable verdict back
 };
 
 struct Snapshot {
@@ -59,11 +59,16 @@ struct ExpectationResult {
   std::optional<DurationMs> time_ms; // status: time to verdict; digests_agree: time to agree
 };
 
-struct FalseVerdict {
+// A verdict the oracle disagrees with (docs/SIMULATOR.md, "Checks"): false
+// (a fine server shown unreachable or unavailable) or missed (a server cut
+// off from a whole country for longer than the detection bound, shown in
+// rotation).
+struct WrongVerdict {
   DurationMs at_ms = 0;
   ServerId node;    // where the verdict was shown
-  ServerId server;  // the server that was in fact fine
+  ServerId server;  // the server it was about
   verdict::ServerStatus status = verdict::ServerStatus::ok;
+  bool held_back = false;  // missed: shown ok with insufficient_evidence (held back, not unseen)
 };
 
 struct PerNodeDay {
@@ -98,8 +103,13 @@ struct RunResult {
   std::uint64_t evaluations = 0;          // Evaluator::evaluate calls
   std::uint64_t evaluations_memoized = 0; // reused for a node with the same digest and clock
   std::uint64_t false_verdicts = 0;       // (node, server, check) triples
-  std::vector<FalseVerdict> false_examples;
+  std::vector<WrongVerdict> false_examples;
   DurationMs false_verdict_grace_ms = 0;
+  std::uint64_t missed_verdicts = 0;      // (node, server, check) triples
+  std::uint64_t missed_held_back = 0;     // of which the node held the verdict back (insufficient_evidence)
+  std::vector<WrongVerdict> missed_examples;
+  DurationMs detection_bound_ms = 0;      // agent::detection_bound_ms of the roster's parameters
+  std::uint64_t partitioned_flips_max = 0;  // most changes of a checked node's `partitioned` flag
 
   DurationMs measured_from_ms = 0;        // bandwidth, duplicates, dissemination: from here to the end
   PerNodeDay gossip_sent_per_day;         // bytes per node per simulated day

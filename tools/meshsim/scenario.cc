@@ -49,6 +49,7 @@ const char* to_string(ExpectKind kind) {
     case ExpectKind::status: return "status";
     case ExpectKind::status_during: return "status_during";
     case ExpectKind::no_false_verdicts: return "no_false_verdicts";
+    case ExpectKind::no_missed_verdicts: return "no_missed_verdicts";
     case ExpectKind::digests_agree: return "digests_agree";
     case ExpectKind::unreliable: return "unreliable";
     case ExpectKind::in_rotation: return "in_rotation";
@@ -57,6 +58,8 @@ const char* to_string(ExpectKind kind) {
     case ExpectKind::counter_at_most: return "counter_at_most";
     case ExpectKind::dissemination_rounds_max: return "dissemination_rounds_max";
     case ExpectKind::duplicate_factor_max: return "duplicate_factor_max";
+    case ExpectKind::partitioned_flips_max: return "partitioned_flips_max";
+    case ExpectKind::rotation_changes_max: return "rotation_changes_max";
   }
   return "?";
 }
@@ -87,13 +90,18 @@ std::string Expectation::text() const {
     case ExpectKind::out_of_rotation:
       return out + " " + server + " in " + route + " at " + format_duration(at_ms);
     case ExpectKind::digests_agree:
-      return out + " within " + format_duration(at_ms) + ".." + format_duration(to_ms);
+      return out + " within " + format_duration(at_ms) + ".." + format_duration(to_ms) +
+             (lag_ms != kConvergedLagMs ? " (records " + format_duration(lag_ms) + " old)" : "");
     case ExpectKind::counter_at_least:
     case ExpectKind::counter_at_most:
       return out + " " + counter + " " + std::to_string(value);
     case ExpectKind::dissemination_rounds_max:
-    case ExpectKind::duplicate_factor_max: return out + " " + std::to_string(value);
-    case ExpectKind::no_false_verdicts: return out;
+    case ExpectKind::duplicate_factor_max:
+    case ExpectKind::partitioned_flips_max: return out + " " + std::to_string(value);
+    case ExpectKind::rotation_changes_max:
+      return out + " " + server + " in " + route + " " + std::to_string(value);
+    case ExpectKind::no_false_verdicts:
+    case ExpectKind::no_missed_verdicts: return out;
   }
   return out;
 }

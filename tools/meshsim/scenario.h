@@ -111,11 +111,15 @@ struct Event {
   std::string origin;             // "file:line" when read from a scenario file
 };
 
+// digests_agree: by default, records signed at least this long ago must be everywhere.
+inline constexpr DurationMs kConvergedLagMs = 60'000;
+
 enum class ExpectKind : std::uint8_t {
   status,             // at at_ms every running node shows `server` with `status`
   status_during,      // at every check in [from_ms, to_ms] likewise
   no_false_verdicts,  // no false verdict on any node during the whole run
-  digests_agree,      // at some check in [at_ms, to_ms] every running node holds every record signed >= 1 min before
+  no_missed_verdicts, // no missed verdict on any checked node during the whole run
+  digests_agree,      // at some tick in [at_ms, to_ms] every running node holds every record signed >= lag_ms before
   unreliable,         // at at_ms every running node lists `server` as an unreliable observer
   in_rotation,        // at at_ms `server` is a member of `route` on every running node
   out_of_rotation,    // at at_ms `server` is not a member of `route` on any running node
@@ -123,6 +127,8 @@ enum class ExpectKind : std::uint8_t {
   counter_at_most,    // ... is <= value (counters: the gossip ones, then the simulator's)
   dissemination_rounds_max,  // every completed record reached all nodes in <= value rounds
   duplicate_factor_max,      // bodies received per useful body <= value_milli / 1000
+  partitioned_flips_max,     // no checked node's `partitioned` flag changed more than value times
+  rotation_changes_max,      // `server` entered or left `route` at most value times at every checked node
 };
 const char* to_string(ExpectKind kind);
 
@@ -136,6 +142,7 @@ struct Expectation {
   DurationMs from_ms = 0;
   DurationMs to_ms = 0;
   DurationMs since_ms = -1;  // status: measure time-to-verdict from here (-1: last event before at)
+  DurationMs lag_ms = kConvergedLagMs;  // digests_agree: records signed at least this long before must be held
   std::uint64_t value = 0;
   std::string origin;  // "file:line" when read from a scenario file
   bool exclude_server = false;  // point checks skip the node `server` itself (its own view)

@@ -165,7 +165,7 @@ std::optional<EventKind> event_kind(std::string_view name) {
 }
 
 std::optional<ExpectKind> expect_kind(std::string_view name) {
-  for (int k = 0; k <= static_cast<int>(ExpectKind::duplicate_factor_max); ++k) {
+  for (int k = 0; k <= static_cast<int>(ExpectKind::rotation_changes_max); ++k) {
     if (name == to_string(static_cast<ExpectKind>(k))) return static_cast<ExpectKind>(k);
   }
   return std::nullopt;
@@ -416,14 +416,16 @@ Status<ScenarioError> read_expect(const toml::table& table, const std::string& s
   MESH_TRY(r.duration("from", e.from_ms));
   MESH_TRY(r.duration("to", e.to_ms));
   MESH_TRY(r.duration("since", e.since_ms));
+  MESH_TRY(r.duration("lag", e.lag_ms));
   MESH_TRY(r.integer("value", e.value, 0, INT64_MAX));
   MESH_TRY(r.boolean("exclude_server", e.exclude_server));
   MESH_TRY(r.string("node", e.node));
+  const bool rotation = e.kind == ExpectKind::in_rotation || e.kind == ExpectKind::out_of_rotation ||
+                        e.kind == ExpectKind::rotation_changes_max;
   const bool needs_server = e.kind == ExpectKind::status || e.kind == ExpectKind::status_during ||
-                            e.kind == ExpectKind::unreliable || e.kind == ExpectKind::in_rotation ||
-                            e.kind == ExpectKind::out_of_rotation;
+                            e.kind == ExpectKind::unreliable || rotation;
   if (needs_server && e.server.empty()) return r.fail(&table, "server", "this expectation needs a server");
-  if ((e.kind == ExpectKind::in_rotation || e.kind == ExpectKind::out_of_rotation) && e.route.empty()) {
+  if (rotation && e.route.empty()) {
     return r.fail(&table, "route", "this expectation needs a route");
   }
   if ((e.kind == ExpectKind::counter_at_least || e.kind == ExpectKind::counter_at_most) && e.counter.empty()) {

@@ -42,11 +42,17 @@ struct SimNode {
 
   // Verdicts: evaluated only for nodes in the check set.
   bool checked = false;
+  bool partitioned_shown = false;        // its evaluation's `partitioned` at the last check
+  std::uint64_t partitioned_flips = 0;   // how often that changed
 
   std::uint64_t gossip_bytes_sent = 0;
   std::uint64_t gossip_bytes_received = 0;
   std::uint64_t probe_bytes = 0;
   UnixMs last_unfine_ms = kNeverMs;  // last virtual time it was not "fine" (false-verdict rule)
+  // Since when, without a break, blocks leave a whole country unable to
+  // connect to it or its machine is off (missed-verdict rule); kNeverMs
+  // while neither holds.
+  UnixMs cut_off_since_ms = kNeverMs;
 
   UnixMs clock(UnixMs virtual_now) const { return virtual_now + skew_ms; }
   bool running() const { return active && machine_up && agent_running && agent != nullptr; }

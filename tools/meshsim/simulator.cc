@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "gossip/link.h"
+#include "node/agent/detection.h"
 #include "tools/meshsim/simulator_impl.h"
 
 namespace mesh::sim {
@@ -77,8 +78,12 @@ Run::Run(const Scenario& scenario, World world, const RunOptions& options)
   open_record_of_origin_.assign(count, 0);
   DurationMs max_skew = 0;
   for (const Event& event : scenario.events) max_skew = std::max(max_skew, std::abs(event.skew_ms));
-  false_grace_ms_ = params_.stale_after_ms + params_.heartbeat_interval_ms + max_skew;
+  // A verdict may lag the truth by the detection bound, and a skewed clock
+  // stretches it by the skew (docs/SIMULATOR.md, "Checks").
+  missed_after_ms_ = agent::detection_bound_ms(params_);
+  false_grace_ms_ = missed_after_ms_ + max_skew;
   result_.false_verdict_grace_ms = false_grace_ms_;
+  result_.detection_bound_ms = missed_after_ms_;
   result_.checked_nodes = check_nodes;
 }
 
@@ -121,6 +126,9 @@ RunResult Run::execute() {
       case Action::link_failed:
         failure_pending_.erase(std::uint64_t{item.node} << 32 | item.arg);
         if (current) on_link_failed(node, item.arg);
+        break;
+      case Action::link_up:
+        if (current) on_link_up(node, item.arg);
         break;
     }
   }
@@ -342,27 +350,50 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
     --tamper_pending_;
     ++network_drops_["frames_tampered_in_flight"];
   }
-  if (network_.gossip_blocked(from.index, to)) {
+  // The daemon's choice (node/peer_link.h): the connection the peer opened
+  // and we adopted, while it works, unless ours is open too and our id is
+  // the smaller; else ours, opened on demand. A connection works while its
+  // opener may still connect (a block since it opened cuts it).
+  const bool streams = scenario_.sim.gossip_loss == GossipLoss::stream;
+  const bool adopted = streams && streams_.adopted_open(from.index, to, now_ms_) &&
+                       !network_.gossip_blocked(to, from.index);
+  const bool on_adopted =
+      adopted && (!streams_.own_open(from.index, to, now_ms_) || nodes_[to].id < from.id);
+  if (!on_adopted && network_.gossip_blocked(from.index, to)) {
     report_link_failure(from.index, to, now_ms_ + streams_.failure_delay(from.index, to, now_ms_));
     streams_.close(from.index, to);
     ++network_drops_["frames_blocked"];
     return;
   }
+  // A new connection to a machine that is off gets no answer (the connect
+  // times out: a failed path); to a stopped agent it is refused (not a
+  // path failure). Either way no connection is made, so no path is up.
+  if (streams && !on_adopted && !streams_.own_open(from.index, to, now_ms_) && !nodes_[to].running()) {
+    if (!nodes_[to].machine_up) {
+      report_link_failure(from.index, to, now_ms_ + streams_.failure_delay(from.index, to, now_ms_));
+    }
+    ++network_drops_["frames_to_stopped_agent"];
+    return;
+  }
   UnixMs at = now_ms_;
-  if (scenario_.sim.gossip_loss == GossipLoss::frames) {
+  if (!streams) {
     if (!network_.packet_passes(from.index, to, rng_)) {
       ++network_drops_["frames_lost"];
       return;
     }
     at += network_.delay(from.index, to, rng_);
   } else {
-    auto arrival = streams_.arrival(from.index, to, frame.size(), now_ms_, rng_);
+    auto arrival = on_adopted ? streams_.arrival_adopted(from.index, to, frame.size(), now_ms_, rng_)
+                              : streams_.arrival(from.index, to, frame.size(), now_ms_, rng_);
     if (!arrival) {
       report_link_failure(from.index, to, streams_.failed_at());
       ++network_drops_["frames_connection_failed"];
       return;
     }
     at = *arrival;
+    if (!on_adopted && streams_.opened_last()) {
+      schedule(streams_.ready_last(), Action::link_up, from.index, from.generation, to);
+    }
   }
   std::uint32_t slot;
   if (free_slots_.empty()) {
@@ -373,7 +404,7 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
     free_slots_.pop_back();
   }
   frames_[slot] = std::move(frame);
-  schedule(at, Action::deliver, to, from.index, slot);
+  schedule(at, Action::deliver, to, from.index, slot | (streams && !on_adopted ? kOwnConnectionBit : 0));
 }
 
 void Run::inject_frame(std::uint32_t to, Bytes frame) {
@@ -388,7 +419,8 @@ void Run::inject_frame(std::uint32_t to, Bytes frame) {
   schedule(now_ms_ + scenario_.link_defaults.latency_ms, Action::deliver, to, kNoSender, slot);
 }
 
-void Run::on_deliver(SimNode& node, std::uint32_t slot, std::uint32_t sender) {
+void Run::on_deliver(SimNode& node, std::uint32_t arg, std::uint32_t sender) {
+  const std::uint32_t slot = arg & ~kOwnConnectionBit;
   Bytes frame = std::move(frames_[slot]);
   frames_[slot] = Bytes{};
   free_slots_.push_back(slot);
@@ -406,7 +438,13 @@ void Run::on_deliver(SimNode& node, std::uint32_t slot, std::uint32_t sender) {
     return;
   }
   node.gossip_bytes_received += frame.size();
-  apply_effects(node, node.agent->on_frame(frame, node.clock(now_ms_)));
+  agent::AgentEffects effects = node.agent->on_frame(frame, node.clock(now_ms_));
+  // The daemon adopts a connection that carried its opener's sealed frame
+  // (node/daemon_effects.cc): from now on it writes on it too.
+  if ((arg & kOwnConnectionBit) != 0 && !effects.frame_sender.empty() && streams_.adopt(sender, node.index)) {
+    node.agent->on_link_up(nodes_[sender].id, node.clock(now_ms_));
+  }
+  apply_effects(node, std::move(effects));
 }
 
 void Run::report_link_failure(std::uint32_t from, std::uint32_t to, UnixMs at) {
@@ -416,6 +454,10 @@ void Run::report_link_failure(std::uint32_t from, std::uint32_t to, UnixMs at) {
 
 void Run::on_link_failed(SimNode& node, std::uint32_t peer) {
   node.agent->on_link_failed(nodes_[peer].id, node.clock(now_ms_));
+}
+
+void Run::on_link_up(SimNode& node, std::uint32_t peer) {
+  node.agent->on_link_up(nodes_[peer].id, node.clock(now_ms_));
 }
 
 ScenarioResult<RunResult> run_scenario(const Scenario& scenario, const RunOptions& options) {

@@ -18,6 +18,12 @@ void shuffle(std::vector<std::uint32_t>& items, Rng& rng) {
 void Run::refresh_truth() {
   for (SimNode& node : nodes_) {
     if (!node.healthy() || network_.unreachable_from_a_country(node.index)) node.last_unfine_ms = now_ms_;
+    const bool cut_off = node.active && (!node.machine_up || network_.cut_off_from_a_country(node.index));
+    if (!cut_off) {
+      node.cut_off_since_ms = kNeverMs;
+    } else if (node.cut_off_since_ms == kNeverMs) {
+      node.cut_off_since_ms = now_ms_;
+    }
   }
 }
 

@@ -36,7 +36,12 @@ enum class Action : std::uint8_t {
   digest_check,    // digest comparison inside a quiet window (arg: expectation index)
   measure_start,   // the metrics window opens: baselines are taken
   link_failed,     // node: the sender; arg: the peer whose path its transport found failed
+  link_up,         // node: the sender; arg: the peer it just opened a connection to
 };
+
+// In a deliver item's arg, beside the frame slot: the frame came on the
+// sender's own connection (which the receiver then adopts).
+inline constexpr std::uint32_t kOwnConnectionBit = 1u << 31;
 
 struct Item {
   UnixMs at = 0;
@@ -70,12 +75,14 @@ class Run {
   void stop_agent(SimNode& node);
   void on_tick(SimNode& node);
   void on_probe_result(SimNode& node, std::uint32_t slot);
-  void on_deliver(SimNode& node, std::uint32_t slot, std::uint32_t sender);
+  // `arg`: the frame slot, with kOwnConnectionBit.
+  void on_deliver(SimNode& node, std::uint32_t arg, std::uint32_t sender);
   // The daemon's transport finds the path from -> to failed at `at` (a
   // connect or the user timeout ran out) and tells its agent; one report
   // pending per pair.
   void report_link_failure(std::uint32_t from, std::uint32_t to, UnixMs at);
   void on_link_failed(SimNode& node, std::uint32_t peer);
+  void on_link_up(SimNode& node, std::uint32_t peer);
   void apply_effects(SimNode& node, agent::AgentEffects&& effects);
   void run_probe(SimNode& node, const agent::ProbeRequest& request);
   void answer_self_check(SimNode& node);
@@ -102,7 +109,9 @@ class Run {
   void on_digest_check(std::size_t expectation);
   const verdict::Evaluation* evaluate(SimNode& node);
   void judge_false_verdicts(const SimNode& node, const verdict::Evaluation& evaluation);
+  void judge_missed_verdicts(const SimNode& node, const verdict::Evaluation& evaluation);
   void judge_expectations(const std::vector<const verdict::Evaluation*>& evaluations);
+  void count_rotation_changes(std::size_t expectation, const std::vector<const verdict::Evaluation*>& evaluations);
   void take_snapshot(std::size_t index, const std::vector<const verdict::Evaluation*>& evaluations);
   void finish_expectations();
   void finish_metrics();
@@ -149,6 +158,7 @@ class Run {
 
   // Checks.
   DurationMs false_grace_ms_ = 0;
+  DurationMs missed_after_ms_ = 0;  // the detection bound
   // Convergence (digests_agree): every record a node signed, and every
   // roster version the operator published, with when (virtual time).
   struct Signed {
@@ -163,6 +173,10 @@ class Run {
   std::vector<std::optional<DurationMs>> first_shown_ms_;   // per expectation (status)
   std::vector<int> expectation_state_;                      // per expectation: -1 unknown, 0 fail, 1 pass
   std::vector<std::string> expectation_detail_;
+  // rotation_changes_max, by expectation: per node, the membership shown at
+  // the last check (-1: none yet) and the changes counted.
+  std::map<std::size_t, std::vector<int>> rotation_shown_;
+  std::map<std::size_t, std::vector<std::uint64_t>> rotation_changes_;
   std::map<std::string, std::uint64_t> network_drops_;
   std::unordered_set<std::uint64_t> failure_pending_;
   std::string xlast_;  // from << 32 | to: a link_failed scheduled

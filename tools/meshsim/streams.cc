@@ -41,29 +41,67 @@ DurationMs Streams::failure_delay(std::uint32_t from, std::uint32_t to, UnixMs n
   return open ? daemon_transport().user_timeout_ms : daemon_transport().connect_timeout_ms;
 }
 
+bool Streams::is_open(const Pipe& pipe, UnixMs now) const {
+  return pipe.open && now - pipe.last_sent_ms <= daemon_transport().idle_timeout_ms;
+}
+
+bool Streams::own_open(std::uint32_t from, std::uint32_t to, UnixMs now) const {
+  const auto it = pipes_.find(key(from, to));
+  return it != pipes_.end() && is_open(it->second, now);
+}
+
+bool Streams::adopted_open(std::uint32_t from, std::uint32_t to, UnixMs now) const {
+  const auto it = pipes_.find(key(to, from));
+  return it != pipes_.end() && it->second.adopted && is_open(it->second, now);
+}
+
+bool Streams::adopt(std::uint32_t from, std::uint32_t to) {
+  auto it = pipes_.find(key(from, to));
+  if (it == pipes_.end() || !it->second.open || it->second.adopted) return false;
+  it->second.adopted = true;
+  return true;
+}
+
 std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std::size_t bytes,
                                        UnixMs now, Rng& rng) {
   Pipe& pipe = pipes_[key(from, to)];
-  if (!pipe.open || now - pipe.last_sent_ms > daemon_transport().idle_timeout_ms) {
+  opened_last_ = false;
+  if (!is_open(pipe, now)) {
     auto ready = handshake(from, to, now, rng);
     if (!ready) {
       close(from, to);
       failed_at_ = now + daemon_transport().connect_timeout_ms;  // the first connect's deadline
       return std::nullopt;
     }
+    pipe = Pipe{};
     pipe.open = true;
     pipe.ready_ms = *ready;
+    opened_last_ = true;
+    ready_last_ = *ready;
   }
   const UnixMs depart = std::max(now, pipe.ready_ms);
   pipe.last_sent_ms = now;
+  return carry(pipe, pipe.last_arrival_ms, from, to, bytes, depart, now, rng);
+}
 
+std::optional<UnixMs> Streams::arrival_adopted(std::uint32_t from, std::uint32_t to, std::size_t bytes,
+                                               UnixMs now, Rng& rng) {
+  Pipe& pipe = pipes_[key(to, from)];
+  pipe.last_sent_ms = now;
+  ++counters_.frames_on_adopted;
+  return carry(pipe, pipe.last_arrival_back_ms, from, to, bytes, now, now, rng);
+}
+
+std::optional<UnixMs> Streams::carry(Pipe& pipe, UnixMs& last_arrival, std::uint32_t from,
+                                     std::uint32_t to, std::size_t bytes, UnixMs depart, UnixMs now,
+                                     Rng& rng) {
   DurationMs wait = 0;
   const std::size_t segments = (bytes + kPrefixBytes + kSegmentBytes - 1) / kSegmentBytes;
   for (std::size_t s = 0; s < segments; ++s) {
     auto segment = segment_wait(from, to, rng);
     if (!segment) {
       ++counters_.connections_failed;
-      close(from, to);
+      pipe.open = false;
       failed_at_ = depart + daemon_transport().user_timeout_ms;
       return std::nullopt;
     }
@@ -71,11 +109,11 @@ std::optional<UnixMs> Streams::arrival(std::uint32_t from, std::uint32_t to, std
   }
   UnixMs at = depart + network_.delay(from, to, rng) + wait;
   if (depart > now || wait > 0) ++counters_.frames_delayed;
-  if (at < pipe.last_arrival_ms) {
-    at = pipe.last_arrival_ms;
+  if (at < last_arrival) {
+    at = last_arrival;
     ++counters_.frames_held_in_order;
   }
-  pipe.last_arrival_ms = at;
+  last_arrival = at;
   return at;
 }
 
