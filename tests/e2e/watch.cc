@@ -37,7 +37,20 @@ void Watch::sweep(const Done* done) {
     if (done != nullptr && reached_s_.count(node) == 0 && (*done)(node, *servers)) {
       reached_s_[node] = since_s(start_);
     }
+    if (!watch_partitioned_) continue;
+    const auto mesh = fleet_.get(node, "/v1/mesh");
+    if (!mesh) continue;
+    const bool partitioned = mesh->at("partitioned").get<bool>();
+    auto [last, first] = partitioned_.try_emplace(node, partitioned);
+    if (!first && last->second != partitioned) ++flips_[node];
+    last->second = partitioned;
   }
+}
+
+std::size_t Watch::partition_flips() const {
+  std::size_t most = 0;
+  for (const auto& [node, flips] : flips_) most = std::max(most, flips);
+  return most;
 }
 
 bool Watch::until(const Done& done, Clock::duration limit) {
@@ -117,6 +130,45 @@ std::optional<double> converge(const Fleet& fleet, const std::vector<std::uint32
     }
     if (done) return since_s(start);
     if (Clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
+std::optional<double> converge_signed(const Fleet& fleet, const std::vector<std::uint32_t>& nodes,
+                                      std::chrono::milliseconds lag, std::chrono::milliseconds heartbeat,
+                                      Clock::duration limit, const std::function<void()>& between) {
+  const auto start = Clock::now();
+  using Signed = std::map<std::string, std::int64_t>;  // report origin -> signed_ms of the held record
+  for (;;) {
+    const std::int64_t cutoff = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch() - lag)
+                                    .count();
+    std::map<std::uint32_t, Signed> held;
+    bool answered = true;
+    for (std::uint32_t node : nodes) {
+      auto list = fleet.get(node, "/v1/mesh/records");
+      if (!list) {
+        answered = false;
+        break;
+      }
+      for (const auto& r : *list) {
+        if (r.at("kind") == "report") held[node][r.at("origin").get<std::string>()] = r.at("signed_ms").get<std::int64_t>();
+      }
+    }
+    bool done = answered;
+    for (std::uint32_t origin = 0; done && origin < fleet.size(); ++origin) {
+      if (held.count(origin) == 0) continue;  // not polled (not in `nodes`)
+      const ServerId id = fleet.id(origin);
+      const std::int64_t own = held[origin][id];
+      const std::int64_t due = own <= cutoff ? own : cutoff - heartbeat.count();
+      for (std::uint32_t node : nodes) {
+        auto it = held[node].find(id);
+        if (it == held[node].end() || it->second < due) done = false;
+      }
+    }
+    if (done) return since_s(start);
+    if (Clock::now() - start >= limit) return std::nullopt;
+    if (between) between();
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
 }

@@ -32,6 +32,12 @@ class Watch {
   void allow_at(std::uint32_t node, std::set<std::string> statuses) { allowed_at_[node] = std::move(statuses); }
   // Restarts the fault's clock (time to verdict counts from here).
   void restart_clock() { start_ = Clock::now(); }
+  // Also polls each node's GET /v1/mesh and counts the changes of its
+  // `partitioned` flag (partition_flips()).
+  void watch_partitioned() { watch_partitioned_ = true; }
+  // The most changes of the `partitioned` flag at one node since the watch
+  // began (the first answer of each node sets its starting value).
+  std::size_t partition_flips() const;
 
   // Polls every node every 500 ms until `done(node, servers)` holds at every
   // node (the first time at each is kept), for at most `limit`.
@@ -39,6 +45,8 @@ class Watch {
   bool until(const Done& done, Clock::duration limit);
   // Polls for `duration`, looking for false verdicts only.
   void hold(Clock::duration duration);
+  // One poll of every node, looking for false verdicts only.
+  void poll() { sweep(nullptr); }
 
   // Seconds from the fault to the slowest node's first `done` (nullopt
   // before every node got there).
@@ -60,6 +68,9 @@ class Watch {
   std::map<std::uint32_t, std::set<std::string>> allowed_at_;
   std::map<std::uint32_t, double> reached_s_;
   std::set<std::string> false_;  // "server at node: status"
+  bool watch_partitioned_ = false;
+  std::map<std::uint32_t, bool> partitioned_;       // last flag seen per node
+  std::map<std::uint32_t, std::size_t> flips_;      // changes per node
 };
 
 // Until every node in `nodes` holds every origin at a seq at least as new
@@ -68,5 +79,16 @@ class Watch {
 // took, or nullopt after `limit`.
 std::optional<double> converge(const Fleet& fleet, const std::vector<std::uint32_t>& nodes,
                                Clock::duration limit);
+
+// Until every node in `nodes` holds, of every member, a report at least as
+// new as the one that member had signed `lag` before this poll
+// (`signed_ms` of GET /v1/mesh/records; the nodes share this machine's
+// clock): the member's own latest when it is older than that, else one
+// signed no earlier than `lag` + `heartbeat` ago (a member signs at least
+// one report per heartbeat). Seconds it took, or nullopt after `limit`.
+// `between` runs between two polls (another watch may poll meanwhile).
+std::optional<double> converge_signed(const Fleet& fleet, const std::vector<std::uint32_t>& nodes,
+                                      std::chrono::milliseconds lag, std::chrono::milliseconds heartbeat,
+                                      Clock::duration limit, const std::function<void()>& between = nullptr);
 
 }  // namespace mesh::test::e2e
