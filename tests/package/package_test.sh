@@ -71,7 +71,7 @@ dpkg-deb -e "$deb" "$work/control"
   fail "conffiles is not exactly /etc/meshnode/meshnode.toml: $(cat "$work/control/conffiles")"
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for path in ./usr/sbin/meshnode ./usr/bin/meshctl ./lib/systemd/system/meshnode.service \
-            ./etc/meshnode/meshnode.toml ./usr/share/doc/meshnode/README.md \
+            ./etc/meshnode/meshnode.toml ./usr/share/doc/meshnode/OPERATING.md \
             ./usr/share/doc/meshnode/copyright ./usr/share/man/man8/meshnode.8.gz; do
   grep -qxF "$path" <<<"$contents" || fail "the package lacks $path"
 done
