@@ -39,8 +39,9 @@ dpkg-query -W -f '${Conffiles}\n' meshnode | grep -q "^ $conf [0-9a-f]\{32\}$" |
   fail "meshnode --version says '$(meshnode --version)', the package $version"
 
 step "systemd-analyze verify"
-# Offline: it loads the unit and checks its directives and the programs it
-# names; it needs no running systemd.
+# Offline: it loads the unit and checks its directives, the program it
+# runs and the man page its Documentation= names; it needs no running
+# systemd (this root has none).
 systemd-analyze verify /lib/systemd/system/meshnode.service
 
 step "the shipped config: refused until the operator fills it in"
