@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 RELEASE := build/release
 SANITIZE := build/sanitize
 
-.PHONY: demo test test-sanitize build bench fuzz fuzz-ci deps clean
+.PHONY: demo test test-sanitize build package bench fuzz fuzz-ci deps clean
 
 deps:
 	@scripts/install-deps.sh
@@ -34,6 +34,10 @@ test-sanitize: deps
 	cmake --preset sanitize >/dev/null
 	cmake --build $(SANITIZE) -j $(JOBS)
 	ctest --test-dir $(SANITIZE) --output-on-failure -j $(JOBS) -LE 'e2e|sweep'
+
+# The Debian package (docs/OPERATING.md, "Install"): build/release/package/meshnode_VERSION_ARCH.deb.
+package: build
+	cd $(RELEASE) && cpack
 
 bench: build
 	@scripts/install-deps.sh bench

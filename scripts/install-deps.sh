@@ -16,6 +16,10 @@ packages=(
   iproute2  # tests/e2e: network namespaces, veth pairs and a bridge
   prometheus  # promtool: tests check /metrics with it
   chromium  # tests/browser: the status page in a real browser
+  # make package and tests/package: dpkg-shlibdeps computes the package's
+  # Depends; lintian checks it; systemd-analyze verifies its unit; the
+  # maintainer scripts run adduser and deb-systemd-helper.
+  dpkg-dev lintian systemd adduser init-system-helpers
 )
 # tests/browser also needs Node.js 18+ and npm. A Node.js from elsewhere is
 # kept (NodeSource's nodejs bundles npm and conflicts with Debian's npm
