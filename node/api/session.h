@@ -101,7 +101,8 @@ class HttpSession : public SessionHandle {
     }
     const auto& message = parser_->get();
     request_ = ApiRequest{std::string(message.method_string()), std::string(message.target()),
-                          std::string(message[http::field::authorization]), message.body()};
+                          std::string(message[http::field::authorization]), message.body(),
+                          message.count(http::field::authorization) > 1};
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     count_request(*core_, false);

@@ -153,6 +153,17 @@ TEST_CASE("headers over 8 KiB get 431, a body over the limit 413, a broken reque
   }
 }
 
+TEST_CASE("two Authorization headers on the wire are a 400, even when both are valid") {
+  Served served;
+  Client client(served.port);
+  const std::string twice = std::string("GET /v1/routes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") +
+                            kReadToken + "\r\nAuthorization: Bearer " + kReadToken + "\r\n\r\n";
+  boost::asio::write(client.stream, boost::asio::buffer(twice));
+  const Response response = client.read();
+  CHECK(response.result_int() == 400);
+  CHECK(response.body().find("more than one Authorization header") != std::string::npos);
+}
+
 TEST_CASE("the shared bodies go out by sendfile byte for byte, on keep-alive, and as text over nothing else") {
   Served served;
   auto expected = served.box.latest();
