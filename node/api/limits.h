@@ -16,5 +16,11 @@ inline constexpr DurationMs kWriteMs = 10'000;                      // a respons
 inline constexpr DurationMs kTlsHandshakeMs = 10'000;
 inline constexpr std::size_t kRequestsPerConnectionMax = 1'000;     // the last says Connection: close
 inline constexpr std::size_t kConnectionsMax = 256;                 // more: closed at once, counted
+// A request refused before its body was read (413, 431, 400): what the
+// client still sends is read and dropped this long, or this much, before
+// the close, so that the close does not reset the answer away.
+inline constexpr DurationMs kLingerMs = 2'000;
+inline constexpr std::size_t kLingerBytesMax = kBodyBytesMax;
+inline constexpr std::size_t kLingerChunkBytes = 16 * 1024;
 
 }  // namespace mesh::api

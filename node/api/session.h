@@ -74,6 +74,8 @@ class HttpSession : public SessionHandle {
  protected:
   Derived& derived() { return static_cast<Derived&>(*this); }
 
+  // The header first, under the request's deadline; then, for a request
+  // that may carry one, the body under the same deadline.
   void do_read() {
     if (closing_) return;
     parser_.emplace();
@@ -82,6 +84,21 @@ class HttpSession : public SessionHandle {
     beast::get_lowest_layer(derived().stream())
         .expires_after(std::chrono::milliseconds(served_ == 0 ? server_limits(*core_).first_request_ms
                                                               : server_limits(*core_).keep_alive_request_ms));
+    http::async_read_header(derived().stream(), buffer_, *parser_,
+                            [self = derived().shared_from_this()](beast::error_code error, std::size_t) {
+                              self->on_header(error);
+                            });
+  }
+
+  void on_header(beast::error_code error) {
+    if (error) return on_read(error);
+    // Only PUT /v1/roster takes a body (docs/API.md, "Limits": 0 for any
+    // other request): refused before a byte of it is read.
+    const bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
+    if (has_body && parser_->get().method() != http::verb::put) {
+      return reject(413, "too_large", "a " + std::string(parser_->get().method_string()) + " request takes no body");
+    }
+    if (parser_->is_done()) return on_read({});
     http::async_read(derived().stream(), buffer_, *parser_,
                      [self = derived().shared_from_this()](beast::error_code error, std::size_t) {
                        self->on_read(error);
@@ -90,10 +107,10 @@ class HttpSession : public SessionHandle {
 
   void on_read(beast::error_code error) {
     if (error == http::error::end_of_stream) return derived().do_eof();
-    if (error == http::error::header_limit) return reject(431, "request headers over 8 KiB");
-    if (error == http::error::body_limit) return reject(413, "request body over the limit");
+    if (error == http::error::header_limit) return reject(431, "too_large", "request headers over 8 KiB");
+    if (error == http::error::body_limit) return reject(413, "too_large", "request body over the limit");
     if (error && &error.category() == &http::make_error_code(http::error::bad_target).category()) {
-      return reject(400, "not an HTTP/1.1 request");
+      return reject(400, "bad_request", "not an HTTP/1.1 request");
     }
     if (error) {
       count_request(*core_, true);  // a timeout, a reset: nothing to answer
@@ -144,10 +161,14 @@ class HttpSession : public SessionHandle {
     }
   }
 
-  void reject(unsigned status, std::string_view message) {
+  // An error answer, then close; what the client still sends is read and
+  // dropped for a moment first (a lingering close, as nginx's), so that the
+  // close does not reset the connection before the answer is read.
+  void reject(unsigned status, std::string_view code, std::string_view message) {
     count_request(*core_, true);
     keep_alive_ = false;
-    write(error_response(status, "bad_request", message));
+    linger_ = true;
+    write(error_response(status, code, message));
   }
 
   void write(ApiResponse response) {
@@ -292,6 +313,7 @@ class HttpSession : public SessionHandle {
   unsigned version_ = 11;
   std::size_t served_ = 0;
   bool closing_ = false;
+  bool linger_ = false;  // rejected with input unread: drain it before closing
 };
 
 class PlainSession final : public HttpSession<PlainSession>,
@@ -308,9 +330,22 @@ class PlainSession final : public HttpSession<PlainSession>,
   void do_eof() {
     beast::error_code ignored;
     stream_.socket().shutdown(Tcp::socket::shutdown_send, ignored);
+    if (linger_) drain(0);
   }
 
  private:
+  // Reads and drops what the client still sends, until it closes, for at
+  // most kLingerMs and kLingerBytesMax.
+  void drain(std::size_t drained) {
+    if (drained == 0) stream_.expires_after(std::chrono::milliseconds(kLingerMs));
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(kLingerChunkBytes),
+                            [self = shared_from_this(), drained](beast::error_code error, std::size_t bytes) {
+                              if (error || drained + bytes > kLingerBytesMax) return;
+                              self->drain(drained + bytes);
+                            });
+  }
+
   beast::tcp_stream stream_;
 };
 

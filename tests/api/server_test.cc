@@ -134,7 +134,9 @@ TEST_CASE("headers over 8 KiB get 431, a body over the limit 413, a broken reque
     http::request<http::string_body> request{http::verb::get, "/v1/routes", 11};
     request.set("X-Padding", std::string(9'000, 'x'));
     http::write(client.stream, request);
-    CHECK(client.read().result_int() == 431);
+    const Response response = client.read();
+    CHECK(response.result_int() == 431);
+    CHECK(response.body().find(R"("error":"too_large")") != std::string::npos);
     CHECK(client.closed_by_server());
   }
   {
@@ -142,7 +144,9 @@ TEST_CASE("headers over 8 KiB get 431, a body over the limit 413, a broken reque
     const std::string head = "PUT /v1/roster HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
                              std::string(kAdminToken) + "\r\nContent-Length: 2000000\r\n\r\n";
     boost::asio::write(client.stream, boost::asio::buffer(head));
-    CHECK(client.read().result_int() == 413);
+    const Response response = client.read();
+    CHECK(response.result_int() == 413);
+    CHECK(response.body().find(R"("error":"too_large")") != std::string::npos);
     CHECK(served.offered.empty());  // nothing reached the node
   }
   {
@@ -162,6 +166,42 @@ TEST_CASE("two Authorization headers on the wire are a 400, even when both are v
   const Response response = client.read();
   CHECK(response.result_int() == 400);
   CHECK(response.body().find("more than one Authorization header") != std::string::npos);
+}
+
+TEST_CASE("a GET with a body is 413 before the body is read, and the answer survives the close") {
+  Served served;
+  {
+    // 1 MiB of body, more than the socket buffers hold: the server answers
+    // after the header and drains the rest, so the client reads its 413
+    // instead of a reset.
+    Client client(served.port);
+    http::request<http::string_body> request{http::verb::get, "/v1/routes", 11};
+    request.set(http::field::authorization, std::string("Bearer ") + kReadToken);
+    request.body() = std::string(1 << 20, 'x');
+    request.prepare_payload();
+    beast::error_code error;
+    http::write(client.stream, request, error);
+    CHECK(!error);
+    const Response response = client.read();
+    CHECK(response.result_int() == 413);
+    CHECK(response.body() == R"({"error":"too_large","message":"a GET request takes no body"})");
+    CHECK(!response.keep_alive());
+    CHECK(client.closed_by_server());
+  }
+  {
+    Client client(served.port);
+    const std::string chunked = std::string("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n") +
+                                "3\r\nabc\r\n0\r\n\r\n";
+    boost::asio::write(client.stream, boost::asio::buffer(chunked));
+    CHECK(client.read().result_int() == 413);
+  }
+  // An empty body said in so many words is no body.
+  Client client(served.port);
+  const std::string empty = std::string("GET /v1/routes HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n") +
+                            "Authorization: Bearer " + kReadToken + "\r\n\r\n";
+  boost::asio::write(client.stream, boost::asio::buffer(empty));
+  CHECK(client.read().result_int() == 200);
+  CHECK(served.server->stats().requests_rejected == 2);
 }
 
 TEST_CASE("the shared bodies go out by sendfile byte for byte, on keep-alive, and as text over nothing else") {
