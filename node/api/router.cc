@@ -273,7 +273,7 @@ ApiResponse roster_refused(bool not_newer, std::string_view message) {
 }
 
 RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, const TokenSet& tokens,
-                    bool held) {
+                    bool held, const ApiServerStats& server) {
   RouteDecision decision;
   auto target = parse_target(request.target);
   if (!target) {
@@ -319,7 +319,7 @@ RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, cons
   }
   if (path == "/metrics") {
     decision.response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    decision.response.body = render_metrics(snapshot);
+    decision.response.body = render_metrics(snapshot, server);
     return decision;
   }
   if (path == "/v1/roster") {

@@ -320,6 +320,53 @@ TEST_CASE("connections beyond the bound are closed at once; the others are serve
   CHECK(held.front()->send(http::verb::get, "/healthz", "").result_int() == 200);
 }
 
+TEST_CASE("the daemon hears once when connections start being shed, and once when they stop") {
+  ApiServerSettings settings;
+  settings.limits.connections_max = 1;
+  Served served(settings);
+  constexpr UnixMs kNow = 1'700'000'000'000;
+  CHECK(!served.server->shedding_change(kNow));
+  Client held(served.port);
+  CHECK(held.send(http::verb::get, "/healthz", "").result_int() == 200);
+  Client refused(served.port);  // the same address, as greedy: refused
+  CHECK(refused.closed_by_server());
+  const auto started = served.server->shedding_change(kNow + 1'000);
+  REQUIRE(started.has_value());
+  CHECK(started->started);
+  CHECK(started->shed == 1);
+  CHECK(started->message.find("1 refused at the cap") != std::string::npos);
+  CHECK(!served.server->shedding_change(kNow + 2'000));
+  CHECK(!served.server->shedding_change(kNow + 1'000 + kSheddingQuietMs - 1));
+  const auto ended = served.server->shedding_change(kNow + 1'000 + kSheddingQuietMs);
+  REQUIRE(ended.has_value());
+  CHECK(!ended->started);
+  // /metrics counts it.
+  const Response metrics = held.send(http::verb::get, "/metrics");
+  CHECK(metrics.body().find("meshnode_api_connections_shed_total{reason=\"full\"} 1\n") != std::string::npos);
+  CHECK(metrics.body().find("meshnode_api_connections{token=\"valid\"} 1\n") != std::string::npos);
+}
+
+TEST_CASE("a connection that presented a valid token keeps its place; an untrusted one gives way") {
+  ApiServerSettings settings;
+  settings.limits.connections_max = 2;
+  Served served(settings);
+  Client trusted(served.port);
+  CHECK(trusted.send(http::verb::get, "/v1/routes").result_int() == 200);
+  Client untrusted(served.port);
+  CHECK(untrusted.send(http::verb::get, "/healthz", "").result_int() == 200);
+  // From another address with no connection: the untrusted one is evicted.
+  boost::asio::io_context io;
+  beast::tcp_stream stream(io);
+  stream.socket().open(Tcp::v4());
+  stream.socket().bind(Tcp::endpoint(boost::asio::ip::make_address("127.0.0.9"), 0));
+  stream.expires_after(std::chrono::seconds(10));
+  stream.connect(Tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), served.port));
+  CHECK(untrusted.closed_by_server());
+  CHECK(trusted.send(http::verb::get, "/v1/routes").result_int() == 200);
+  CHECK(served.server->stats().connections_evicted == 1);
+  CHECK(served.server->stats().connections_trusted == 1);
+}
+
 TEST_CASE("the last request a connection may make is answered with Connection: close") {
   Served served;
   Client client(served.port);
