@@ -49,34 +49,41 @@ void raise_descriptor_limit(rlim_t wanted) {
                   "the flood test needs " << wanted << " file descriptors; the hard limit is " << limit.rlim_max);
 }
 
-// The server of node/api/server.h as the daemon runs it: an acceptor on
-// one io_context, sessions on two others, one thread each.
+// The server of node/api/server.h as the daemon runs it ([api] threads =
+// 2, node/daemon.cc): two io_contexts, one thread each; the acceptor on the
+// first, sessions dealt to both.
 struct Served {
   Served() {
     box.publish(snapshot(7));
     ApiServerSettings settings;
     settings.listen = Endpoint{"127.0.0.1", 0};
-    server = std::make_unique<ApiServer>(accept_io, settings, std::make_shared<const TokenSet>(tokens()), box,
+    server = std::make_unique<ApiServer>(ios[0], settings, std::make_shared<const TokenSet>(tokens()), box,
                                          [](std::string, std::function<void(ApiResponse)>) {},
-                                         std::vector<boost::asio::io_context*>{&session_ios[0], &session_ios[1]});
+                                         std::vector<boost::asio::io_context*>{&ios[0], &ios[1]});
     auto bound = server->start();
     REQUIRE_MESSAGE(bound.ok(), bound.message());
     port = bound->port;
-    threads.emplace_back([this] { accept_io.run(); });
-    for (auto& io : session_ios) threads.emplace_back([&io] { io.run(); });
+    for (auto& io : ios) {
+      work.push_back(boost::asio::make_work_guard(io));
+      threads.emplace_back([&io] { io.run(); });
+    }
   }
+  // As the daemon stops it: the threads run out of work once the acceptor
+  // and every connection are closed (then, and only then, may the
+  // io_contexts go: a pending accept holds a socket of the other one).
   ~Served() {
     server->stop();
-    for (auto& guard : work) guard.reset();
-    accept_io.stop();
-    for (auto& io : session_ios) io.stop();
+    work.clear();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!(ios[0].stopped() && ios[1].stopped()) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK_MESSAGE((ios[0].stopped() && ios[1].stopped()), "the server's threads still had work 10 s after stop()");
+    for (auto& io : ios) io.stop();
     for (auto& thread : threads) thread.join();
   }
-  boost::asio::io_context accept_io;
-  boost::asio::io_context session_ios[2];
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work[3]{
-      std::optional{boost::asio::make_work_guard(accept_io)}, std::optional{boost::asio::make_work_guard(session_ios[0])},
-      std::optional{boost::asio::make_work_guard(session_ios[1])}};
+  boost::asio::io_context ios[2];
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   SnapshotBox box;
   std::unique_ptr<ApiServer> server;
   std::uint16_t port = 0;
