@@ -36,8 +36,7 @@ LogLine server_line(const verdict::ServerVerdict* was, const verdict::ServerVerd
   }
   if (!now.self_check_reason.empty()) line.message += " (" + now.self_check_reason + ")";
   line.fields = {{"server", now.id}, {"from", from}, {"to", to}, {"caption", now.caption},
-                 {"failing", std::to_string(now.failing)}, {"eligible", std::to_string(now.eligible)},
-                 {"by_country", split}};
+                 {"failing", now.failing}, {"eligible", now.eligible}, {"by_country", split}};
   return line;
 }
 
@@ -50,8 +49,15 @@ LogLine route_line(const verdict::RouteMembership* was, const verdict::RouteMemb
   if (now.degraded) line.message += "; degraded: " + now.degraded_reason;
   if (was != nullptr && was->degraded && !now.degraded) line.message += "; no longer degraded";
   line.fields = {{"route", now.route_id}, {"members", join(now.members)},
-                 {"degraded", now.degraded ? "true" : "false"}};
+                 {"degraded", now.degraded}};
   return line;
+}
+
+// The first snapshot since start: a server without data is not news (the
+// node has just started and has heard from nobody yet; the summary line
+// counts them), anything else that is not ok is.
+bool news_at_start(const verdict::ServerVerdict& server) {
+  return server.status != verdict::ServerStatus::ok && server.status != verdict::ServerStatus::no_data;
 }
 
 }  // namespace
@@ -65,14 +71,15 @@ std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
     for (const auto& server : before->servers) was_server[server.id] = &server;
     for (const auto& route : before->routes) was_route[route.route_id] = &route;
   }
-  std::size_t not_ok = 0;
+  std::size_t not_ok = 0, no_data = 0;
   for (const auto& server : after.servers) {
     not_ok += server.status != verdict::ServerStatus::ok;
+    no_data += server.status == verdict::ServerStatus::no_data;
     auto it = was_server.find(server.id);
     const verdict::ServerVerdict* was = it == was_server.end() ? nullptr : it->second;
-    const bool changed = was == nullptr ? server.status != verdict::ServerStatus::ok
-                                        : was->status != server.status || was->caption != server.caption;
-    if (changed) lines.push_back(server_line(was, server));
+    if (was == nullptr ? news_at_start(server) : was->status != server.status || was->caption != server.caption) {
+      lines.push_back(server_line(was, server));
+    }
   }
   for (const auto& route : after.routes) {
     auto it = was_route.find(route.route_id);
@@ -87,7 +94,7 @@ std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
     if (std::find(was_unreliable.begin(), was_unreliable.end(), id) != was_unreliable.end()) continue;
     lines.push_back({LogLevel::warn, "unreliable_observer",
                      id + ": its votes are discarded (it fails to reach too many of its targets)",
-                     {{"server", id}, {"unreliable", "true"}}});
+                     {{"server", id}, {"unreliable", true}}});
   }
   for (const ServerId& id : was_unreliable) {
     if (std::find(after.unreliable_observers.begin(), after.unreliable_observers.end(), id) !=
@@ -95,16 +102,18 @@ std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
       continue;
     }
     lines.push_back({LogLevel::info, "unreliable_observer", id + ": its votes count again",
-                     {{"server", id}, {"unreliable", "false"}}});
+                     {{"server", id}, {"unreliable", false}}});
   }
   if (before == nullptr || before->roster_version != after.roster_version) {
-    lines.push_back({LogLevel::info, "verdicts",
-                     "roster version " + std::to_string(after.roster_version) + ": " +
-                         std::to_string(after.servers.size()) + " servers, " +
-                         std::to_string(after.servers.size() - not_ok) + " ok",
-                     {{"roster_version", std::to_string(after.roster_version)},
-                      {"servers", std::to_string(after.servers.size())},
-                      {"not_ok", std::to_string(not_ok)}}});
+    std::string summary = "roster version " + std::to_string(after.roster_version) + ": " +
+                          std::to_string(after.servers.size()) + " servers, " +
+                          std::to_string(after.servers.size() - not_ok) + " ok";
+    if (before == nullptr && no_data > 0) summary += ", " + std::to_string(no_data) + " without data yet";
+    lines.push_back({LogLevel::info, "verdicts", summary,
+                     {{"roster_version", after.roster_version},
+                      {"servers", after.servers.size()},
+                      {"not_ok", not_ok},
+                      {"no_data", no_data}}});
   }
   return lines;
 }

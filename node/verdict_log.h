@@ -18,8 +18,11 @@ struct LogLine {
   LogFields fields;
 };
 
-// `before` null: the first snapshot since start; every server that is not
-// ok and every degraded route is reported, plus one summary line.
+// `before` null: the first snapshot since start; every server that is
+// unavailable or unreachable and every degraded route is reported, plus one
+// summary line that counts the servers without data yet (a node that has
+// just started has heard from nobody: that is not news, and no line per
+// server says so).
 std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
                                          const verdict::Evaluation& after);
 
