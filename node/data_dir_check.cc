@@ -78,6 +78,33 @@ Result<std::string, DataDirError> check_data_dir(const std::string& dir) {
   return "exists, writable by " + who(self);
 }
 
+Result<std::string, DataDirError> check_data_dir_for_service(const std::string& dir) {
+  struct stat st {};
+  if (::geteuid() != 0 || ::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid == 0) {
+    return check_data_dir(dir);
+  }
+  const std::string owner = user_name(st.st_uid);
+  const std::string fix = "run `chown -R " + owner + ":" + group_name(st.st_gid) + " " + dir + "`";
+  if ((st.st_mode & S_IRWXU) != S_IRWXU) {
+    return make_error(DataDirError::not_writable, "data dir '" + dir + "' is owned by " + who(st.st_uid) + ", mode " +
+                                                      mode_text(st.st_mode) + ", which its owner may not write: " +
+                                                      "run `chmod 0700 " + dir + "`");
+  }
+  for (const char* name : kStoreFiles) {
+    const std::string path = dir + "/" + name;
+    struct stat file {};
+    if (::stat(path.c_str(), &file) != 0) continue;
+    if (file.st_uid != st.st_uid || (file.st_mode & (S_IRUSR | S_IWUSR)) != (S_IRUSR | S_IWUSR)) {
+      return make_error(DataDirError::not_writable,
+                        "'" + path + "' is owned by " + who(file.st_uid) + ", mode " + mode_text(file.st_mode) +
+                            ", but the data dir by " + who(st.st_uid) + ", who runs the service and could not open "
+                            "it (was meshnode once run as root?): " + fix);
+    }
+  }
+  return "exists, owned by " + who(st.st_uid) + ", who can write it (checked as root; meshnode runs as " + owner +
+         ", and refuses to run as root here)";
+}
+
 std::string explain_storage_error(const std::string& dir, const std::string& message) {
   if (message.find(std::strerror(EACCES)) == std::string::npos) return message;
   auto checked = check_data_dir(dir);

@@ -27,6 +27,13 @@ enum class DataDirError {
 // with the sentence that says what to run.
 Result<std::string, DataDirError> check_data_dir(const std::string& dir);
 
+// For `meshnode --check-config` run as root: the data dir as its owner
+// will find it when the service runs as that owner (the dir's owner has
+// rwx on it, the store's files are the owner's and readable and writable
+// by them). Run as root in a dir root owns, or by another user, it is
+// check_data_dir.
+Result<std::string, DataDirError> check_data_dir_for_service(const std::string& dir);
+
 // `message` (a storage error about `dir`) with, when it is a permission
 // error, what check_data_dir finds wrong: the owner and the chown to run.
 std::string explain_storage_error(const std::string& dir, const std::string& message);

@@ -155,7 +155,8 @@ void check_api(const NodeConfig& config, Lines& lines) {
 }
 
 void check_data(const NodeConfig& config, const StoreLook& store, Lines& lines) {
-  auto dir = check_data_dir(config.data_dir);
+  // As root, the dir is checked for its owner, who runs the service.
+  auto dir = check_data_dir_for_service(config.data_dir);
   if (!dir) {
     add(lines, CheckOutcome::fail, "data dir", dir.message());
     return;

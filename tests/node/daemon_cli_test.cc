@@ -161,6 +161,16 @@ TEST_CASE("--check-config checks everything a start would, one line each, and wr
     CHECK(result.exit_code == 2);
     CHECK(!check_line(result.out, "FAIL", "api listen").empty());
   }
+  SUBCASE("the issue's other case: root's data.mdb in the service user's dir, with the chown to run") {
+    if (::geteuid() != 0) return;  // needs root to make another user's dir
+    REQUIRE(::chown(fleet.data_dir(0).c_str(), 65534, 65534) == 0);
+    std::ofstream(fleet.data_dir(0) + "/data.mdb") << "";
+    auto result = meshnode({"--check-config", path});
+    CHECK(result.exit_code == 2);
+    const std::string line = check_line(result.out, "FAIL", "data dir");
+    CHECK(contains(line, "data.mdb' is owned by root (uid 0)"));
+    CHECK(contains(line, "`chown -R nobody:nogroup " + fleet.data_dir(0) + "`"));
+  }
   SUBCASE("a node that ran: its store is named, and the data dir's roster serves without the file") {
     fleet.start_daemon(0);
     REQUIRE(DaemonFleet::wait([&] { return contains(fleet.log_text(0), "info verdicts: "); }, std::chrono::seconds(20)));

@@ -114,6 +114,19 @@ TEST_CASE("owners and permissions: root in a user's dir, a user facing root's fi
     CHECK(contains(outcome.message, "data dir '" + dir + "' is owned by root (uid 0), mode 0755"));
     CHECK(contains(outcome.message, "chown -R nobody:nogroup " + dir));
   }
+  SUBCASE("--check-config run as root checks the dir for its owner, who runs the service") {
+    REQUIRE(::chown(dir.c_str(), kNobody, kNogroup) == 0);
+    auto empty = check_data_dir_for_service(dir);
+    REQUIRE(empty.ok());
+    CHECK(contains(empty.value(), "owned by nobody (uid 65534), who can write it"));
+    make_file(dir + "/data.mdb", 0644);  // a start as root left it
+    auto left = check_data_dir_for_service(dir);
+    REQUIRE_FALSE(left.ok());
+    CHECK(contains(left.message(), "'" + dir + "/data.mdb' is owned by root (uid 0), mode 0644, but the data dir by nobody"));
+    CHECK(contains(left.message(), "`chown -R nobody:nogroup " + dir + "`"));
+    REQUIRE(::chown((dir + "/data.mdb").c_str(), kNobody, kNogroup) == 0);
+    CHECK(check_data_dir_for_service(dir).ok());
+  }
   SUBCASE("explain_storage_error adds the cause to LMDB's bare permission error, and only to it") {
     REQUIRE(::chown(dir.c_str(), kNobody, kNogroup) == 0);
     const std::string lmdb = "mdb_env_open: Permission denied";
