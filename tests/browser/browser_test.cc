@@ -148,7 +148,8 @@ Finished run_page_test(const Browser& browser, const Json& expectations, const s
 
 TEST_CASE("the status page in Chromium: every dot, captions, the summary, the matrix, a refused token, a wall screen, a server down") {
   const Browser browser = find_browser();
-  DaemonFleet fleet(4, 61);  // n1 DE, n2 NL, n3 FI, n4 DE
+  // Subnet 81: no other test program's fleet (ctest runs them side by side).
+  DaemonFleet fleet(4, 81);  // n1 DE, n2 NL, n3 FI, n4 DE
   fleet.start_all();
   INFO("logs in " << fleet.dir());
   REQUIRE(DaemonFleet::wait([&] { return every_server_ok(fleet); }, seconds(60)));

@@ -90,7 +90,7 @@ std::string replaced_in(const std::string& text, const std::string& from, const 
 }
 
 TEST_CASE("--check-config checks everything a start would, one line each, and writes nothing") {
-  DaemonFleet fleet(2, 43);
+  DaemonFleet fleet(2, 67);
   const std::string path = fleet.config_path(0);
   const std::string config = read_text(path);
   auto check_with = [&](const std::string& text) {

@@ -253,7 +253,7 @@ TEST_CASE("meshctl over HTTPS: the certificate is verified, --cacert trusts it, 
 }
 
 TEST_CASE("meshctl roster push: accepted, not newer, refused, and a read token, each its exit code") {
-  DaemonFleet fleet(1, 63);
+  DaemonFleet fleet(1, 68);
   fleet.start_all();
   INFO("logs in " << fleet.dir());
   const std::string admin = write_token(fleet, "admin.token", fleet.admin_token());
