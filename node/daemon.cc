@@ -208,6 +208,7 @@ void Daemon::on_tick() {
   apply(agent_->on_tick(wall_now()));
   log_clock();
   log_problems();
+  end_start(wall_now());
   if (api_ && !stopping_) publish_snapshot();
   if (wall_now() >= next_status_log_ms_) {
     next_status_log_ms_ = wall_now() + kStatusLogIntervalMs;

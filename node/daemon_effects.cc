@@ -33,7 +33,7 @@ void Daemon::apply(agent::AgentEffects&& effects) {
   for (const agent::ProbeRequest& request : effects.probes) start_probe(request);
   if (effects.self_check_due) run_self_check();
   if (effects.verdicts) {
-    for (const LogLine& line : verdict_transitions(logged_verdicts_.get(), *effects.verdicts)) {
+    for (const LogLine& line : verdict_transitions(logged_verdicts_.get(), *effects.verdicts, &unheard_)) {
       log_event(line.level, line.event, line.message, line.fields);
     }
     logged_verdicts_ = effects.verdicts;

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -91,6 +92,7 @@ class Daemon {
   void check_membership_in(const Roster& roster);
   void log_problems();
   bool starting(UnixMs now) const;
+  void end_start(UnixMs now);
 
   // daemon_effects.cc
   void apply(agent::AgentEffects&& effects);
@@ -150,6 +152,10 @@ class Daemon {
 
   // For log lines on changes only.
   std::shared_ptr<const verdict::Evaluation> logged_verdicts_;
+  // Servers not heard from since the start (node/verdict_log.h); those still
+  // silent when the start is over are logged then.
+  std::set<ServerId> unheard_;
+  bool start_over_ = false;
   std::map<ServerId, ProbeFailure> probe_failing_;  // targets whose last probe failed
   std::optional<SelfCheck> last_self_check_;
   std::map<ServerId, bool> link_down_;

@@ -6,6 +6,7 @@
 // /metrics (docs/API.md, "GET /healthz").
 #include "node/daemon_impl.h"
 #include "node/log.h"
+#include "node/verdict_log.h"
 #include "record/envelope.h"
 
 namespace mesh::node {
@@ -116,6 +117,17 @@ bool Daemon::starting(UnixMs now) const {
   const gossip::Counters& counters = agent_->core().counters();
   const bool synced = counters.syncs_received > 0 || counters.summaries_matched > 0;
   return !synced && now - started_ms_ < roster->params.heartbeat_interval_ms;
+}
+
+// Once the start is over, a server still not heard from is news.
+void Daemon::end_start(UnixMs now) {
+  if (start_over_ || starting(now)) return;
+  start_over_ = true;
+  if (auto verdicts = agent_->verdicts()) {
+    for (const LogLine& line : silent_since_start(*verdicts, unheard_)) {
+      log_event(line.level, line.event, line.message, line.fields);
+    }
+  }
 }
 
 }  // namespace mesh::node

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace mesh::node {
 namespace {
@@ -60,11 +61,36 @@ bool news_at_start(const verdict::ServerVerdict& server) {
   return server.status != verdict::ServerStatus::ok && server.status != verdict::ServerStatus::no_data;
 }
 
+// A server this node has not heard from since it started: its first report
+// (no_data -> ok) is no news, only debug; any other move is, and either way
+// it is heard from now.
+void heard_from(LogLine& line, const verdict::ServerVerdict& was, const verdict::ServerVerdict& now,
+                std::set<ServerId>* unheard) {
+  if (unheard == nullptr || unheard->erase(now.id) == 0) return;
+  if (was.status == verdict::ServerStatus::no_data && now.status == verdict::ServerStatus::ok) {
+    line.level = LogLevel::debug;
+  }
+}
+
 }  // namespace
 
-std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
-                                         const verdict::Evaluation& after) {
+std::vector<LogLine> silent_since_start(const verdict::Evaluation& now, std::set<ServerId>& unheard) {
   std::vector<LogLine> lines;
+  for (const auto& server : now.servers) {
+    if (unheard.count(server.id) == 0 || server.status != verdict::ServerStatus::no_data) continue;
+    LogLine line = server_line(nullptr, server);
+    line.message = server.id + ": no_data: not heard from since this node started: " + server.caption;
+    line.fields.push_back({"since_start", true});
+    lines.push_back(std::move(line));
+  }
+  unheard.clear();
+  return lines;
+}
+
+std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before, const verdict::Evaluation& after,
+                                         std::set<ServerId>* unheard) {
+  std::vector<LogLine> lines;
+  const std::size_t unheard_before = unheard != nullptr ? unheard->size() : 0;
   std::map<std::string_view, const verdict::ServerVerdict*> was_server;
   std::map<std::string_view, const verdict::RouteMembership*> was_route;
   if (before != nullptr) {
@@ -75,11 +101,21 @@ std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
   for (const auto& server : after.servers) {
     not_ok += server.status != verdict::ServerStatus::ok;
     no_data += server.status == verdict::ServerStatus::no_data;
+    if (before == nullptr && unheard != nullptr && server.status == verdict::ServerStatus::no_data) {
+      unheard->insert(server.id);
+    }
     auto it = was_server.find(server.id);
     const verdict::ServerVerdict* was = it == was_server.end() ? nullptr : it->second;
     if (was == nullptr ? news_at_start(server) : was->status != server.status || was->caption != server.caption) {
       lines.push_back(server_line(was, server));
+      if (was != nullptr) heard_from(lines.back(), *was, server, unheard);
     }
+  }
+  if (unheard != nullptr && before != nullptr && unheard_before > 0 && unheard->empty()) {
+    lines.push_back({LogLevel::info, "verdicts",
+                     "every server judged since the start: " + std::to_string(after.servers.size()) +
+                         " servers, " + std::to_string(after.servers.size() - not_ok) + " ok",
+                     {{"roster_version", after.roster_version}, {"servers", after.servers.size()}, {"not_ok", not_ok}}});
   }
   for (const auto& route : after.routes) {
     auto it = was_route.find(route.route_id);

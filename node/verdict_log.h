@@ -3,6 +3,7 @@
 // degradation changed, per observer found or cleared unreliable. Pure.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,16 @@ struct LogLine {
 // unavailable or unreachable and every degraded route is reported, plus one
 // summary line that counts the servers without data yet (a node that has
 // just started has heard from nobody: that is not news, and no line per
-// server says so).
-std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before,
-                                         const verdict::Evaluation& after);
+// server says so). With `unheard`, the first snapshot fills it with those
+// servers; later, such a server's first report (no_data -> ok) is logged at
+// debug only, and once the last of them has moved, one summary line says
+// so. Any other move of theirs is logged as usual.
+std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before, const verdict::Evaluation& after,
+                                         std::set<ServerId>* unheard = nullptr);
+
+// When the node's start is over (docs/API.md, "Just started"): a warning
+// for each server it has still not heard from (that silence is news now),
+// and `unheard` emptied.
+std::vector<LogLine> silent_since_start(const verdict::Evaluation& now, std::set<ServerId>& unheard);
 
 }  // namespace mesh::node

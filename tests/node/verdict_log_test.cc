@@ -2,6 +2,8 @@
 // JSON form (node/log.h) a log shipper reads without a parser of its own.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "node/log.h"
@@ -73,6 +75,57 @@ TEST_CASE("a start logs no line per server without data, only the summary counti
   REQUIRE(stopped.size() == 1);
   CHECK(stopped[0].level == LogLevel::warn);
   CHECK(stopped[0].message.starts_with("b: ok -> no_data"));
+}
+
+// After the start, each server's first report flips it no_data -> ok:
+// not news either (debug), and one line says when every server has a
+// verdict of its own. A server still silent when the start is over is news: a warning.
+TEST_CASE("a start's first reports are debug lines and one summary; a server still silent after is a warning") {
+  auto silent = fleet_of(verdict::ServerStatus::no_data, {"a", "b"});
+  silent.servers[0].status = verdict::ServerStatus::no_data;
+  silent.servers[0].caption = silent.servers[1].caption = std::string(verdict::kCaptionNoData);
+  std::set<ServerId> unheard;
+  verdict_transitions(nullptr, silent, &unheard);
+  CHECK(unheard == std::set<ServerId>{"a", "b"});
+  auto b_heard = silent;
+  b_heard.servers[1].status = verdict::ServerStatus::ok;
+  b_heard.servers[1].caption.clear();
+  auto lines = verdict_transitions(&silent, b_heard, &unheard);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].level == LogLevel::debug);
+  CHECK(lines[0].message == "b: no_data -> ok");
+  CHECK(unheard == std::set<ServerId>{"a"});
+
+  SUBCASE("the last one heard from: one summary line") {
+    const auto all_ok = fleet_of(verdict::ServerStatus::ok, {"a", "b"});
+    auto last = verdict_transitions(&b_heard, all_ok, &unheard);
+    REQUIRE(last.size() == 2);
+    CHECK(last[0].level == LogLevel::debug);
+    CHECK(last[1].level == LogLevel::info);
+    CHECK(last[1].message == "every server judged since the start: 2 servers, 2 ok");
+    CHECK(unheard.empty());
+    // From then on, a transition is news as always.
+    auto later = verdict_transitions(&all_ok, fleet_of(verdict::ServerStatus::unreachable, {"a"}), &unheard);
+    REQUIRE(!later.empty());
+    CHECK(later[0].level == LogLevel::warn);
+  }
+  SUBCASE("still silent when the start is over: a warning, once") {
+    auto warned = silent_since_start(b_heard, unheard);
+    REQUIRE(warned.size() == 1);
+    CHECK(warned[0].level == LogLevel::warn);
+    CHECK(warned[0].message == "a: no_data: not heard from since this node started: No data from server");
+    CHECK(unheard.empty());
+    CHECK(silent_since_start(b_heard, unheard).empty());
+  }
+  SUBCASE("an unheard server that turns up unreachable is a warning at once") {
+    auto blocked = b_heard;
+    blocked.servers[0].status = verdict::ServerStatus::unreachable;
+    auto moved = verdict_transitions(&b_heard, blocked, &unheard);
+    REQUIRE(moved.size() == 2);
+    CHECK(moved[0].level == LogLevel::warn);
+    CHECK(moved[1].message == "every server judged since the start: 2 servers, 1 ok");
+    CHECK(unheard.empty());
+  }
 }
 
 TEST_CASE("an observer found unreliable, then trusted again") {
