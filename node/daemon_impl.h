@@ -153,7 +153,7 @@ class Daemon {
   // For log lines on changes only.
   std::shared_ptr<const verdict::Evaluation> logged_verdicts_;
   // Servers not heard from since the start (node/verdict_log.h); those still
-  // silent when the start is over are logged then.
+  // silent stale_after_ms after it are logged then.
   std::set<ServerId> unheard_;
   bool start_over_ = false;
   std::map<ServerId, ProbeFailure> probe_failing_;  // targets whose last probe failed

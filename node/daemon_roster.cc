@@ -119,9 +119,12 @@ bool Daemon::starting(UnixMs now) const {
   return !synced && now - started_ms_ < roster->params.heartbeat_interval_ms;
 }
 
-// Once the start is over, a server still not heard from is news.
+// A server not heard from for stale_after_ms since this node started is
+// news: every live server sends a report within that time (its heartbeat
+// is shorter), wherever the fleet's start has got to.
 void Daemon::end_start(UnixMs now) {
-  if (start_over_ || starting(now)) return;
+  const Roster* roster = agent_->roster();
+  if (start_over_ || roster == nullptr || now - started_ms_ < roster->params.stale_after_ms) return;
   start_over_ = true;
   if (auto verdicts = agent_->verdicts()) {
     for (const LogLine& line : silent_since_start(*verdicts, unheard_)) {

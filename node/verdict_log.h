@@ -30,9 +30,9 @@ struct LogLine {
 std::vector<LogLine> verdict_transitions(const verdict::Evaluation* before, const verdict::Evaluation& after,
                                          std::set<ServerId>* unheard = nullptr);
 
-// When the node's start is over (docs/API.md, "Just started"): a warning
-// for each server it has still not heard from (that silence is news now),
-// and `unheard` emptied.
+// stale_after_ms after the node's start: a warning for each server it has
+// still not heard from (every live server has sent a report by then, so
+// that silence is news), and `unheard` emptied.
 std::vector<LogLine> silent_since_start(const verdict::Evaluation& now, std::set<ServerId>& unheard);
 
 }  // namespace mesh::node
