@@ -107,6 +107,9 @@ std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& in) {
   snapshot->version = in.version;
   snapshot->taken_ms = in.now_ms;
   snapshot->index = in.index;
+  snapshot->started_ms = in.started_ms;
+  snapshot->starting = in.starting;
+  snapshot->problems = in.problems;
   const agent::Agent& agent = *in.agent;
   snapshot->roster = agent.core().shared_roster();
   auto evaluation = agent.verdicts();

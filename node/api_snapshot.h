@@ -39,6 +39,9 @@ struct SnapshotInputs {
   const agent::Agent* agent = nullptr;
   const TransportStats* transport = nullptr;
   const ProbeStats* probes = nullptr;
+  UnixMs started_ms = 0;
+  bool starting = false;  // docs/API.md, "Just started"
+  std::vector<api::HealthProblem> problems;
 };
 
 std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& inputs);

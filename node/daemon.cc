@@ -6,26 +6,15 @@
 #include <sodium.h>
 
 #include <csignal>
-#include <iostream>
 
-#include "common/regular_file.h"
+#include <filesystem>
+
 #include "node/daemon_impl.h"
+#include "node/data_dir_check.h"
 #include "node/log.h"
 
 namespace mesh::node {
 namespace {
-
-// The roster file: the raw bytes of a signed roster record, as written by
-// `meshctl roster sign`. Only a regular file, at most one record's size.
-Result<std::optional<Bytes>, ConfigError> read_roster_file(const std::string& path) {
-  auto text = read_regular_file(path, kRecordBytesMax);
-  if (!text) {
-    if (text.code() == FileReadError::missing) return std::optional<Bytes>{};
-    return make_error(text.code() == FileReadError::too_large ? ConfigError::too_large : ConfigError::unreadable,
-                      "roster file '" + path + "' " + text.message());
-  }
-  return std::optional<Bytes>(Bytes(text->begin(), text->end()));
-}
 
 TransportSettings transport_settings(const ServerId& self, const GossipConfig& gossip) {
   TransportSettings settings;
@@ -79,17 +68,19 @@ UnixMs Daemon::wall_now() const {
       .count();
 }
 
-// Key, ports, API, then store and agent. An error here is the operator's
-// to fix; its message says what and where. Everything that can refuse a
-// start without touching the data dir comes first (the key, both ports, the
-// API's tokens, OpenSSL and certificate): the store is opened, and a boot
-// counter taken, only once they all hold, so a start that fails leaves the
-// data dir as it was. Neither port is served before the agent has started:
-// gossip frames wait for io_.run(), the API's threads for serve_api().
-Status<ConfigError> Daemon::open() {
-  if (sodium_init() < 0) return make_error(ConfigError::unreadable, "libsodium failed to initialise");
+// Key, ports, API, roster, then store and agent. An error here is the
+// operator's to fix; its message says what and where. Everything that can
+// refuse a start without touching the data dir comes first (the key, both
+// ports, the API's tokens, OpenSSL and certificate, the roster a first
+// start needs): the store is opened, and a boot counter taken, only once
+// they all hold, so a start that fails leaves the data dir as it was.
+// Neither port is served before the agent has started: gossip frames wait
+// for io_.run(), the API's threads for serve_api().
+Status<StartError> Daemon::open() {
+  if (sodium_init() < 0) return make_error(StartError::cannot_start, "libsodium failed to initialise");
   auto key = load_secret_key_file(config_.key_file);
-  if (!key) return make_error(ConfigError::unreadable, "key file '" + config_.key_file + "': " + key.message());
+  if (!key) return make_error(StartError::cannot_start, "key file '" + config_.key_file + "': " + key.message());
+  node_key_ = key->public_key();
   transport_ = std::make_unique<Transport>(
       io_, [this](std::function<void()> task) { boost::asio::post(strand_, std::move(task)); },
       transport_settings(config_.node_id, config_.gossip), os_random_seed(),
@@ -102,54 +93,71 @@ Status<ConfigError> Daemon::open() {
             if (!stopping_) agent_->on_link_up(peer, wall_now());
           }});
   auto listening = transport_->start();
-  if (!listening) return make_error(ConfigError::bad_value, "[gossip] listen: " + listening.message());
+  if (!listening) return make_error(StartError::cannot_start, "[gossip] listen: " + listening.message());
+  gossip_bound_ = listening.value();
   prober_ = std::make_unique<Prober>(io_, probe_settings(config_.probe));
   if (auto api = open_api(); !api) return api.error();
+  return open_store(key.value());
+}
 
-  auto store = LmdbAgentStore::open(config_.data_dir, config_.node_id, key->public_key());
-  if (!store) return make_error(ConfigError::unreadable, store.message());
+// The store and the agent. A data dir without a store gets one only when
+// the roster file can start the node; one with a store is read before
+// anything is written to it (its roster may be the one to start from).
+Status<StartError> Daemon::open_store(const SecretKey& key) {
+  const bool fresh = !std::filesystem::exists(std::filesystem::path(config_.data_dir) / "data.mdb");
+  if (fresh) {
+    if (auto roster = check_start_roster(std::nullopt); !roster) return roster.error();
+  }
+  if (auto access = check_data_dir(config_.data_dir); !access) {
+    return make_error(StartError::cannot_start, access.message());
+  }
+  auto store = LmdbAgentStore::open(config_.data_dir, config_.node_id, node_key_);
+  if (!store) return make_error(StartError::cannot_start, explain_storage_error(config_.data_dir, store.message()));
   store_ = std::move(store.value());
+  auto stored = store_->load();
+  if (!stored) return make_error(StartError::cannot_start, "data dir: " + store_->last_error());
+  if (!fresh) {
+    if (auto roster = check_start_roster(stored_roster(stored.value())); !roster) return roster.error();
+  }
   auto boot = store_->next_boot_counter();
-  if (!boot) return make_error(ConfigError::unreadable, boot.message());
+  if (!boot) return make_error(StartError::cannot_start, explain_storage_error(config_.data_dir, boot.message()));
   agent::AgentConfig agent_config;
   agent_config.core.self = config_.node_id;
-  agent_config.core.node_key = key.value();
+  agent_config.core.node_key = key;
   agent_config.core.operator_key = config_.operator_key;
   agent_config.core.boot_counter = boot.value();
   agent_config.tls_every = config_.probe.tls_every;
   agent_config.probes_in_flight_max = config_.probe.concurrent_max;
   agent_config.volume_cap_bytes_per_day = config_.volume.cap_bytes_per_day;
   agent_ = std::make_unique<agent::Agent>(agent_config, os_random_seed());
-  auto stored = store_->load();
-  if (!stored) return make_error(ConfigError::unreadable, "data dir: " + store_->last_error());
   auto started = agent_->start(stored.value(), wall_now());
   if (!started) {
-    return make_error(ConfigError::unreadable,
-                      "data dir '" + config_.data_dir + "': " + started.message());
+    return make_error(StartError::cannot_start, "data dir '" + config_.data_dir + "': " + started.message());
   }
+  started_ms_ = wall_now();
   log_event(LogLevel::info, "start",
             "node " + config_.node_id + " started: boot " + std::to_string(boot.value()) + ", " +
                 std::to_string(stored->records.size()) + " records from " + config_.data_dir +
-                ", gossip on " + format_endpoint(listening.value()),
-            {{"node", config_.node_id}, {"boot", std::to_string(boot.value())},
-             {"records", std::to_string(stored->records.size())},
-             {"gossip_listen", format_endpoint(listening.value())}});
+                ", gossip on " + format_endpoint(gossip_bound_),
+            {{"node", config_.node_id}, {"boot", boot.value()},
+             {"records", stored->records.size()},
+             {"gossip_listen", format_endpoint(gossip_bound_)}});
   apply(std::move(started.value()));
-  serve_api();
   return Ok{};
 }
 
 // The panel API (docs/API.md), when [api] listen is set: its tokens, its
 // certificate (and OpenSSL), its address, bound but not yet served. Any of
 // them wrong stops the start-up.
-Status<ConfigError> Daemon::open_api() {
+Status<StartError> Daemon::open_api() {
   if (!config_.api.listen) return Ok{};
   auto tokens = api::TokenSet::load(config_.api.token_file);
   if (!tokens) {
-    return make_error(ConfigError::unreadable,
+    return make_error(StartError::cannot_start,
                       "[api] token_file: " + tokens.message() +
                           " (make one with `meshctl token new`, or set [api] listen = \"\")");
   }
+  if (auto exposed = api::token_file_exposed(config_.api.token_file)) log_event(LogLevel::warn, "api", *exposed);
   api::ApiServerSettings settings{*config_.api.listen, config_.api.tls_cert_file, config_.api.tls_key_file};
   std::vector<boost::asio::io_context*> session_ios;
   for (std::uint32_t i = 0; i < config_.api.threads; ++i) {
@@ -165,7 +173,7 @@ Status<ConfigError> Daemon::open_api() {
       },
       session_ios);
   auto bound = api_->start();
-  if (!bound) return make_error(ConfigError::bad_value, bound.message());
+  if (!bound) return make_error(StartError::cannot_start, bound.message());
   api_bound_ = bound.value();
   return Ok{};
 }
@@ -183,38 +191,7 @@ void Daemon::serve_api() {
   log_event(clear ? LogLevel::warn : LogLevel::info, "api",
             std::string("panel API on ") + (api_->tls() ? "https://" : "http://") + format_endpoint(api_bound_) +
                 (clear ? " in clear text (insecure_plaintext): bearer tokens cross the network readable" : ""),
-            {{"listen", format_endpoint(api_bound_)}, {"tls", api_->tls() ? "true" : "false"}});
-}
-
-void Daemon::offer_roster_file() {
-  auto file = read_roster_file(config_.roster_file);
-  if (!file) {
-    log_event(LogLevel::warn, "roster", file.message());
-    return;
-  }
-  const Roster* held = agent_->roster();
-  if (!file->has_value()) {
-    if (held == nullptr) {
-      log_event(LogLevel::warn, "roster",
-                "no roster: '" + config_.roster_file + "' does not exist and the store holds none; "
-                "install the signed roster there and send SIGHUP");
-    }
-    return;
-  }
-  auto offered = agent_->offer_record(**file, wall_now());
-  if (offered) {
-    apply(std::move(offered.value()));
-    return;
-  }
-  if (offered.code() == RecordError::stale && held != nullptr) {
-    log_event(LogLevel::info, "roster",
-              "roster file '" + config_.roster_file + "' is not newer than the roster held (version " +
-                  std::to_string(agent_->roster()->version) + ")");
-    return;
-  }
-  log_event(LogLevel::error, "roster",
-            "roster file '" + config_.roster_file + "' refused: " + offered.message(),
-            {{"reason", to_string(offered.code())}});
+            {{"listen", format_endpoint(api_bound_)}, {"tls", api_->tls()}});
 }
 
 void Daemon::schedule_tick() {
@@ -233,6 +210,8 @@ void Daemon::on_tick() {
   check_clock();
   apply(agent_->on_tick(wall_now()));
   log_clock();
+  log_problems();
+  end_start(wall_now());
   if (api_ && !stopping_) {
     publish_snapshot();
     // One line when the API starts shedding connections under a flood, one
@@ -278,14 +257,14 @@ void Daemon::log_clock() {
                     " s ahead of the fleet's (every report arrives already old); verdicts are "
                     "evaluated at the fleet's time, and the fleet refuses this node's reports "
                     "until the clock is fixed",
-                {{"suspect", "ahead"}, {"offset_ms", std::to_string(clock.offset_ms)}});
+                {{"suspect", "ahead"}, {"offset_ms", clock.offset_ms}});
       break;
     case agent::ClockSuspect::behind:
       log_event(LogLevel::warn, "clock",
                 "this node's clock seems more than " + seconds +
                     " s behind the fleet's (the fleet's reports are refused as dated in the "
                     "future); fix the clock",
-                {{"suspect", "behind"}, {"offset_ms", std::to_string(clock.offset_ms)}});
+                {{"suspect", "behind"}, {"offset_ms", clock.offset_ms}});
       break;
     case agent::ClockSuspect::none:
       if (was) log_event(LogLevel::info, "clock", "this node's clock agrees with the fleet's again");
@@ -306,7 +285,7 @@ void Daemon::check_clock() {
     agent_->on_clock_jump(jump);
     log_event(LogLevel::warn, "clock_jump",
               "the wall clock jumped by " + std::to_string(jump) + " ms; probe times moved with it",
-              {{"delta_ms", std::to_string(jump)}});
+              {{"delta_ms", jump}});
   }
 }
 
@@ -336,6 +315,7 @@ void Daemon::reload() {
     if (api_) {
       auto tokens = api::TokenSet::load(config_.api.token_file);
       if (tokens) {
+        if (auto exposed = api::token_file_exposed(config_.api.token_file)) log_event(LogLevel::warn, "api", *exposed);
         api_->set_tokens(std::make_shared<const api::TokenSet>(std::move(tokens.value())));
       } else {
         log_event(LogLevel::error, "reload", "API tokens not re-read, the old ones stay: " + tokens.message());
@@ -378,16 +358,30 @@ void Daemon::shutdown(int exit_code, bool flush) {
   boost::asio::post(strand_, [this] { io_.stop(); });
 }
 
+// The roster file is offered and a first tick evaluates the verdicts
+// before the API serves: its first answer holds the roster and a verdict
+// for every server (no_data for those not heard from yet), never a 503
+// for want of them.
 int Daemon::run() {
   auto opened = open();
   if (!opened) {
+    // Once, on stderr, in the log's format (the log is stderr).
     log_event(LogLevel::error, "start", opened.message());
-    std::cerr << "meshnode: " << opened.message() << "\n";
-    return kExitFailure;
+    return opened.code() == StartError::bad_config ? kExitUsage : kExitFailure;
   }
   last_mono_ = std::chrono::steady_clock::now();
   last_wall_ = wall_now();
   offer_roster_file();
+  if (agent_->roster() == nullptr) {
+    // The roster file passed the start's checks but the agent refused it
+    // (dated in the future, say): nothing to run with.
+    log_event(LogLevel::error, "start", "no roster to start from: the roster file was refused");
+    shutdown(kExitUsage, true);
+    io_.run();
+    return exit_code_;
+  }
+  apply(agent_->on_tick(wall_now()));
+  serve_api();
   wait_signals();
   next_tick_ = std::chrono::steady_clock::now();
   schedule_tick();

@@ -15,7 +15,9 @@ namespace mesh::node {
 // Exit codes of `meshnode`.
 inline constexpr int kExitOk = 0;        // stopped by SIGTERM/SIGINT, state flushed
 inline constexpr int kExitFailure = 1;   // could not start (key, data dir, address) or storage failed
-inline constexpr int kExitUsage = 2;     // bad arguments or config
+// Bad arguments or config, or the operator's files disagree: no roster to
+// start from, or a roster without this node or with another key for it.
+inline constexpr int kExitUsage = 2;
 
 // Runs the daemon until SIGTERM or SIGINT; returns an exit code. Errors at
 // start-up are printed (and logged) with what to fix. `config_path` is

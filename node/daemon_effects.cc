@@ -7,6 +7,7 @@
 
 #include "node/daemon_impl.h"
 #include "node/api/router.h"
+#include "node/data_dir_check.h"
 #include "node/log.h"
 #include "node/verdict_log.h"
 #include "record/envelope.h"
@@ -18,7 +19,8 @@ void Daemon::apply(agent::AgentEffects&& effects) {
   // Nothing that depends on the batch leaves before it is durable.
   if (!effects.store.empty() && !store_->apply(effects.store)) {
     log_event(LogLevel::error, "storage",
-              "cannot write to the data dir, stopping: " + store_->last_error());
+              "cannot write to the data dir, stopping: " +
+                  explain_storage_error(config_.data_dir, store_->last_error()));
     shutdown(kExitFailure, false);
     return;
   }
@@ -33,7 +35,7 @@ void Daemon::apply(agent::AgentEffects&& effects) {
   for (const agent::ProbeRequest& request : effects.probes) start_probe(request);
   if (effects.self_check_due) run_self_check();
   if (effects.verdicts) {
-    for (const LogLine& line : verdict_transitions(logged_verdicts_.get(), *effects.verdicts)) {
+    for (const LogLine& line : verdict_transitions(logged_verdicts_.get(), *effects.verdicts, &unheard_)) {
       log_event(line.level, line.event, line.message, line.fields);
     }
     logged_verdicts_ = effects.verdicts;
@@ -89,12 +91,11 @@ void Daemon::on_roster_changed() {
   }
   transport_->retain_peers(members);
   const ServerEntry* self = roster.find(config_.node_id);
-  log_event(self != nullptr ? LogLevel::info : LogLevel::warn, "roster",
+  log_event(LogLevel::info, "roster",
             "roster version " + std::to_string(roster.version) + " accepted: " +
-                std::to_string(roster.servers.size()) + " servers" +
-                (self != nullptr ? "" : "; this node (" + config_.node_id + ") is not in it"),
-            {{"roster_version", std::to_string(roster.version)},
-             {"servers", std::to_string(roster.servers.size())}});
+                std::to_string(roster.servers.size()) + " servers",
+            {{"roster_version", roster.version}, {"servers", roster.servers.size()}});
+  check_membership_in(roster);
   if (self == nullptr) {
     self_checker_.reset();
     self_check_target_.reset();
@@ -123,7 +124,7 @@ void Daemon::note_probe(const agent::ProbeOutcome& outcome) {
     log_event(LogLevel::info, "probe_failure",
               "probes of " + outcome.target + " fail: " + to_string(outcome.failure),
               {{"target", outcome.target}, {"reason", to_string(outcome.failure)},
-               {"tls", outcome.tls ? "true" : "false"}});
+               {"tls", outcome.tls}});
     probe_failing_[outcome.target] = outcome.failure;
   } else if (!failed && it != probe_failing_.end()) {
     log_event(LogLevel::info, "probe_failure", "probes of " + outcome.target + " succeed again",
@@ -138,11 +139,11 @@ void Daemon::note_self_check(const agent::SelfCheckOutcome& outcome) {
   const bool was_ok = !last_self_check_ || (last_self_check_->listener_ok && last_self_check_->service_ok);
   if (!ok && (was_ok || last_self_check_->reason != now.reason)) {
     log_event(LogLevel::warn, "self_check", "this server is not well: " + now.reason,
-              {{"listener_ok", now.listener_ok ? "true" : "false"},
-               {"service_ok", now.service_ok ? "true" : "false"}, {"reason", now.reason}});
+              {{"listener_ok", now.listener_ok},
+               {"service_ok", now.service_ok}, {"reason", now.reason}});
   } else if (ok && !was_ok) {
     log_event(LogLevel::info, "self_check", "listener and service are well again",
-              {{"listener_ok", "true"}, {"service_ok", "true"}});
+              {{"listener_ok", true}, {"service_ok", true}});
   }
   last_self_check_ = now;
 }
@@ -157,11 +158,11 @@ void Daemon::log_status() {
       log_event(LogLevel::warn, "gossip_link",
                 "link to " + link.peer + " (" + format_endpoint(link.endpoint) + ") is down: " +
                     std::to_string(link.connect_failures_in_row) + " failed connects",
-                {{"peer", link.peer}, {"up", "false"}});
+                {{"peer", link.peer}, {"up", false}});
     } else if (was_down && link.connected) {
       was_down = false;
       log_event(LogLevel::info, "gossip_link", "link to " + link.peer + " is up again",
-                {{"peer", link.peer}, {"up", "true"}});
+                {{"peer", link.peer}, {"up", true}});
     }
   }
   const agent::VolumeStatus volume = agent_->volume();
@@ -173,8 +174,8 @@ void Daemon::log_status() {
                                  std::to_string(volume.charged_bytes) + " of " +
                                  std::to_string(volume.cap_bytes) + " bytes used today)"
                            : "daily volume cap: probes back at the roster's interval",
-              {{"used_today", std::to_string(volume.charged_bytes)},
-               {"cap", std::to_string(volume.cap_bytes)}});
+              {{"used_today", volume.charged_bytes},
+               {"cap", volume.cap_bytes}});
   }
 }
 
@@ -189,10 +190,12 @@ void Daemon::publish_snapshot() {
   auto verdicts = agent_->verdicts();
   const auto before = snapshots_.peek();
   // logged_verdicts_ moves only when what an operator sees changed.
-  const bool due = before == nullptr || logged_verdicts_ != published_verdicts_ ||
+  const bool due = before == nullptr || logged_verdicts_ != published_verdicts_ || problems_changed_ ||
                    now - snapshot_read_ms_ <= kSnapshotReadersMs ||
-                   now - before->taken_ms >= kSnapshotIdleMs || now < before->taken_ms;
+                   now - before->taken_ms >= kSnapshotIdleMs || now < before->taken_ms ||
+                   before->starting != starting(now);
   if (!due) return;
+  problems_changed_ = false;
   if (membership_changed(indexed_verdicts_.get(), verdicts.get())) {
     ++api_index_;
     indexed_verdicts_ = verdicts;
@@ -200,7 +203,7 @@ void Daemon::publish_snapshot() {
   published_verdicts_ = logged_verdicts_;
   const TransportStats transport = transport_->stats();
   SnapshotInputs inputs{config_.node_id, MESHNODE_VERSION, now, api_index_, agent_.get(),
-                        &transport, &probe_stats_};
+                        &transport, &probe_stats_, started_ms_, starting(now), problems_.all()};
   snapshots_.publish(build_api_snapshot(inputs));
   if (before == nullptr || before->index != api_index_) api_->notify();
 }
@@ -227,7 +230,7 @@ void Daemon::offer_roster(std::string raw, std::function<void(api::ApiResponse)>
   apply(std::move(offered.value()));
   const Roster& roster = *agent_->roster();
   log_event(LogLevel::info, "roster", "roster version " + std::to_string(roster.version) + " from the API",
-            {{"roster_version", std::to_string(roster.version)}});
+            {{"roster_version", roster.version}});
   reply(api::roster_accepted(roster.version, roster.servers.size()));
 }
 

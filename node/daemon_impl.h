@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -24,7 +25,9 @@
 #include "node/daemon.h"
 #include "node/lmdb_agent_store.h"
 #include "node/prober.h"
+#include "node/roster_check.h"
 #include "node/self_check.h"
+#include "node/standing_problems.h"
 #include "node/transport.h"
 
 namespace mesh::node {
@@ -42,6 +45,17 @@ inline constexpr DurationMs kClockJumpMs = 2'000;
 inline constexpr DurationMs kHeapTrimIntervalMs = 60'000;
 // Shutdown: every step after SIGTERM finishes within this.
 inline constexpr DurationMs kShutdownMs = 2'000;
+// A problem that stands (a roster file refused, this node missing from the
+// roster) is logged again this often, until it is fixed.
+inline constexpr DurationMs kProblemLogIntervalMs = 60'000;
+
+// Why a start failed: exit 1 (the machine: a key file, a port, the data
+// dir) or exit 2 (the operator's files disagree: no roster to start from,
+// a key that is not this node's in the roster). node/daemon.h.
+enum class StartError { cannot_start, bad_config };
+
+// The roster record among what a store holds, if any.
+std::optional<Bytes> stored_roster(const agent::StoredState& stored);
 
 class Daemon {
  public:
@@ -53,10 +67,10 @@ class Daemon {
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
   // daemon.cc
-  Status<ConfigError> open();
-  Status<ConfigError> open_api();
+  Status<StartError> open();
+  Status<StartError> open_store(const SecretKey& key);
+  Status<StartError> open_api();
   void serve_api();
-  void offer_roster_file();
   void schedule_tick();
   void on_tick();
   void wait_signals();
@@ -68,6 +82,17 @@ class Daemon {
   void log_clock();
   void trim_heap();
   UnixMs wall_now() const;
+
+  // daemon_roster.cc: the roster at start, the roster file, and the
+  // problems that stand while the node runs.
+  std::vector<NamedKey> known_keys() const;
+  Status<StartError> check_start_roster(const std::optional<Bytes>& stored_roster);
+  void offer_roster_file();
+  void set_problem(const std::string& code, std::optional<std::string> message);
+  void check_membership_in(const Roster& roster);
+  void log_problems();
+  bool starting(UnixMs now) const;
+  void end_start(UnixMs now);
 
   // daemon_effects.cc
   void apply(agent::AgentEffects&& effects);
@@ -83,6 +108,8 @@ class Daemon {
 
   NodeConfig config_;
   std::string config_path_;
+  PublicKey node_key_{};  // this node's public key (its key file's)
+  UnixMs started_ms_ = 0;
   boost::asio::io_context io_;
   Strand strand_;
   boost::asio::steady_timer tick_timer_;
@@ -101,6 +128,7 @@ class Daemon {
   std::vector<std::thread> api_threads_;
   std::unique_ptr<api::ApiServer> api_;
   Endpoint api_bound_;  // the address the API's listener is bound to
+  Endpoint gossip_bound_;  // the address the gossip listener is bound to
   api::SnapshotBox snapshots_;
   ProbeStats probe_stats_;
   std::uint64_t api_index_ = 0;  // X-Meshnode-Index: moves with route membership
@@ -108,6 +136,13 @@ class Daemon {
   std::shared_ptr<const verdict::Evaluation> published_verdicts_;  // logged_verdicts_ at the last snapshot
   UnixMs snapshot_read_ms_ = 0;  // when the API was last seen reading a snapshot
   std::optional<std::pair<Endpoint, std::string>> self_check_target_;  // listener, SNI
+
+  // Problems that stand (docs/API.md, GET /healthz): the roster file
+  // refused, this node absent from the roster held or listed with another
+  // key. Each is logged at once and every kProblemLogIntervalMs, and shown
+  // by /healthz and /metrics.
+  StandingProblems problems_{kProblemLogIntervalMs};
+  bool problems_changed_ = false;  // publish a snapshot at once
 
   bool stopping_ = false;
   int exit_code_ = kExitOk;
@@ -118,6 +153,10 @@ class Daemon {
 
   // For log lines on changes only.
   std::shared_ptr<const verdict::Evaluation> logged_verdicts_;
+  // Servers not heard from since the start (node/verdict_log.h); those still
+  // silent stale_after_ms after it are logged then.
+  std::set<ServerId> unheard_;
+  bool start_over_ = false;
   std::map<ServerId, ProbeFailure> probe_failing_;  // targets whose last probe failed
   std::optional<SelfCheck> last_self_check_;
   std::map<ServerId, bool> link_down_;

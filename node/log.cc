@@ -37,25 +37,39 @@ std::string utc_now() {
 
 }  // namespace
 
+const char* log_level_name(LogLevel level) { return to_string(level); }
+
+// spdlog's own time (local) and level names ("warning", "critical") are
+// left out: each line carries our UTC time and the config's spelling.
 void set_log_format(LogFormat format) {
   g_format = format;
   auto logger = spdlog::get("meshnode");
   if (logger == nullptr) logger = spdlog::stderr_logger_mt("meshnode");
   spdlog::set_default_logger(logger);
-  // JSON lines carry their own time and level.
-  spdlog::set_pattern(format == LogFormat::json ? "%v" : "%Y-%m-%dT%H:%M:%S.%e %l %v");
+  spdlog::set_pattern("%v");
 }
 
 void set_log_level(LogLevel level) { spdlog::set_level(spd_level(level)); }
+
+std::string text_event_line(std::string_view time, LogLevel level, std::string_view event,
+                            std::string_view message) {
+  std::string line;
+  line.reserve(time.size() + event.size() + message.size() + 16);
+  line.append(time).append(" ").append(log_level_name(level)).append(" ");
+  line.append(event).append(": ").append(message);
+  return line;
+}
 
 std::string json_event_line(std::string_view time, LogLevel level, std::string_view event,
                             std::string_view message, const LogFields& fields) {
   nlohmann::ordered_json line;
   line["time"] = time;
-  line["level"] = to_string(level);
+  line["level"] = log_level_name(level);
   line["event"] = event;
   line["msg"] = message;
-  for (const auto& [key, value] : fields) line[key] = value;
+  for (const auto& field : fields) {
+    std::visit([&](const auto& value) { line[field.first] = value; }, field.second.value());
+  }
   return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -63,11 +77,9 @@ void log_event(LogLevel level, std::string_view event, std::string_view message,
                const LogFields& fields) {
   const auto spd = spd_level(level);
   if (!spdlog::should_log(spd)) return;
-  if (g_format == LogFormat::json) {
-    spdlog::log(spd, "{}", json_event_line(utc_now(), level, event, message, fields));
-  } else {
-    spdlog::log(spd, "{}: {}", event, message);
-  }
+  const std::string line = g_format == LogFormat::json ? json_event_line(utc_now(), level, event, message, fields)
+                                                       : text_event_line(utc_now(), level, event, message);
+  spdlog::log(spd, "{}", line);
 }
 
 }  // namespace mesh::node

@@ -1,5 +1,6 @@
 #include "node/api/metrics_text.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -118,6 +119,57 @@ void api_connections(Writer& w, const ApiServerStats& a) {
   w.sample("meshnode_api_accept_errors_total", "", a.accept_errors);
 }
 
+// Route membership as the panel reads it (GET /v1/routes): how many of a
+// route's servers are in rotation, how many it has, whether it is degraded.
+void routes(Writer& w, const ApiSnapshot& s) {
+  const bool held = s.roster && s.evaluation;
+  const std::size_t count = held ? s.roster->routes.size() : 0;
+  auto id = [&](std::size_t i) { return label("route", s.roster->routes[i].id); };
+  w.family("meshnode_route_servers_in_rotation", "gauge",
+           "Servers of each route in rotation (a degraded route: the best available it serves).");
+  for (std::size_t i = 0; i < count; ++i) {
+    w.sample("meshnode_route_servers_in_rotation", id(i),
+             static_cast<std::uint64_t>(s.evaluation->routes[i].members.size()));
+  }
+  w.family("meshnode_route_servers", "gauge", "Servers of each route in the roster.");
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string& route = s.roster->routes[i].id;
+    std::uint64_t members = 0;
+    for (const ServerEntry& server : s.roster->servers) {
+      members += std::find(server.routes.begin(), server.routes.end(), route) != server.routes.end();
+    }
+    w.sample("meshnode_route_servers", id(i), members);
+  }
+  w.family("meshnode_route_degraded", "gauge",
+           "1 when no server of the route is in rotation and it serves the best available.");
+  for (std::size_t i = 0; i < count; ++i) {
+    w.sample("meshnode_route_degraded", id(i), std::uint64_t{s.evaluation->routes[i].degraded});
+  }
+}
+
+// The mesh as this node sees it, and whether it is doing its whole job.
+void node_state(Writer& w, const ApiSnapshot& s) {
+  std::uint64_t connected = 0;
+  for (const PeerState& peer : s.peers) connected += peer.connected;
+  w.family("meshnode_peers", "gauge", "Gossip peers this node holds a link to.");
+  w.sample("meshnode_peers", "", static_cast<std::uint64_t>(s.peers.size()));
+  w.family("meshnode_peers_connected", "gauge", "Gossip peers connected now.");
+  w.sample("meshnode_peers_connected", "", connected);
+  w.family("meshnode_partitioned", "gauge",
+           "1 while this node's evidence looks like a split fleet and no unreachable verdict is made.");
+  w.sample("meshnode_partitioned", "", std::uint64_t{s.evaluation != nullptr && s.evaluation->partitioned});
+  w.family("meshnode_starting", "gauge", "1 while the node has just started and may not have heard from the fleet yet.");
+  w.sample("meshnode_starting", "", std::uint64_t{s.starting});
+  w.family("meshnode_healthy", "gauge", "1 when GET /healthz answers 200, 0 while a problem stands.");
+  w.sample("meshnode_healthy", "", std::uint64_t{s.problems.empty()});
+  w.family("meshnode_problem", "gauge", "1 for each problem that stands (GET /healthz says why), 0 for the others.");
+  for (const char* code : kHealthProblemCodes) {
+    const bool stands = std::any_of(s.problems.begin(), s.problems.end(),
+                                    [&](const HealthProblem& p) { return p.code == code; });
+    w.sample("meshnode_problem", label("problem", code), std::uint64_t{stands});
+  }
+}
+
 }  // namespace
 
 std::string render_metrics(const ApiSnapshot& s, const ApiServerStats& server) {
@@ -128,7 +180,9 @@ std::string render_metrics(const ApiSnapshot& s, const ApiServerStats& server) {
   w.sample("meshnode_roster_version", "", s.roster ? s.roster->version : std::uint64_t{0});
   w.family("meshnode_records", "gauge", "Signed records this node holds (the roster and one report per server).");
   w.sample("meshnode_records", "", static_cast<std::uint64_t>(s.records));
+  node_state(w, s);
   servers(w, s);
+  routes(w, s);
   probes(w, s.metrics);
   gossip(w, s.metrics);
   w.family("meshnode_volume_used_bytes", "gauge", "Bytes charged to today's volume account (UTC day).");

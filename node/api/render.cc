@@ -118,6 +118,8 @@ Json mesh_json(const ApiSnapshot& snapshot) {
                      {"last_frame_age_s", age_s(snapshot, peer.last_frame_ms)}});
   }
   return {{"node", snapshot.node},
+          {"started_ms", snapshot.started_ms},
+          {"starting", snapshot.starting},
           {"roster_version", snapshot.roster ? Json(snapshot.roster->version) : Json(nullptr)},
           {"digest", snapshot.digest_hex},
           {"records", snapshot.records},

@@ -101,6 +101,24 @@ ApiResponse json_response(std::string body, const ApiSnapshot& snapshot) {
   response.body = std::move(body);
   response.headers.emplace_back("X-Meshnode-Index", std::to_string(snapshot.index));
   response.headers.emplace_back("X-Meshnode-Snapshot-Ms", std::to_string(snapshot.taken_ms));
+  response.headers.emplace_back("X-Meshnode-Starting", snapshot.starting ? "true" : "false");
+  return response;
+}
+
+// 200 {"status": "ok"}, or 503 with every problem that stands.
+ApiResponse health(const ApiSnapshot& snapshot) {
+  ApiResponse response;
+  if (snapshot.problems.empty()) {
+    response.body = R"({"status":"ok"})";
+    return response;
+  }
+  Json problems = Json::array();
+  for (const HealthProblem& problem : snapshot.problems) {
+    problems.push_back({{"problem", problem.code}, {"message", problem.message}});
+  }
+  response.status = 503;
+  response.body = Json{{"status", "unhealthy"}, {"problems", std::move(problems)}}.dump(
+      -1, ' ', false, Json::error_handler_t::replace);
   return response;
 }
 
@@ -314,7 +332,7 @@ RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, cons
     return decision;
   }
   if (path == "/healthz") {
-    decision.response.body = R"({"status":"ok"})";
+    decision.response = health(snapshot);
     return decision;
   }
   if (path == "/metrics") {

@@ -70,11 +70,28 @@ struct MetricsInput {
   std::vector<std::pair<std::string, std::uint64_t>> drops;  // reason -> count
 };
 
+// A problem that keeps the node from doing its whole job while it runs
+// (docs/API.md, GET /healthz): a roster file refused, this node missing
+// from the roster or listed there with another key.
+// Every code a HealthProblem may have (/metrics lists each, 0 or 1).
+inline constexpr const char* kHealthProblemCodes[] = {"roster_file_refused", "not_in_roster", "key_mismatch"};
+
+struct HealthProblem {
+  std::string code;     // one of kHealthProblemCodes
+  std::string message;  // what is wrong and what to do, as the log says it
+  bool operator==(const HealthProblem&) const = default;
+};
+
 struct ApiSnapshot {
   std::string node;
   std::string version;              // of meshnode
   UnixMs taken_ms = 0;              // the node's clock when built; ages count from here
   std::uint64_t index = 0;          // grows when route membership changes (X-Meshnode-Index)
+  UnixMs started_ms = 0;            // when this node started
+  // The node has just started and may not have heard from the fleet yet:
+  // its no_data verdicts may be its own silence (X-Meshnode-Starting).
+  bool starting = false;
+  std::vector<HealthProblem> problems;  // empty: /healthz answers 200
   std::shared_ptr<const Roster> roster;                 // null before a roster is held
   std::shared_ptr<const verdict::Evaluation> evaluation;  // null before the first evaluation
   std::vector<ServerState> servers;                     // roster order; empty without both

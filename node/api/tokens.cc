@@ -1,6 +1,9 @@
 #include "node/api/tokens.h"
 
 #include <sodium.h>
+#include <sys/stat.h>
+
+#include <cstdio>
 
 #include "common/bytes.h"
 #include "common/regular_file.h"
@@ -12,6 +15,12 @@ std::array<std::uint8_t, 32> sha256(std::string_view text) {
   std::array<std::uint8_t, 32> digest{};
   crypto_hash_sha256(digest.data(), reinterpret_cast<const unsigned char*>(text.data()), text.size());
   return digest;
+}
+
+std::string mode_text(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
 }
 
 std::string_view trim(std::string_view text) {
@@ -36,7 +45,21 @@ Result<TokenSet, TokenError> TokenSet::load(const std::string& path) {
     return make_error(text.code() == FileReadError::too_large ? TokenError::too_large : TokenError::unreadable,
                       "token file '" + path + "' " + text.message());
   }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return make_error(TokenError::writable, "token file '" + path + "' has mode " + mode_text(st.st_mode) +
+                                                ": group or others may write it, and so make themselves an "
+                                                "admin token; run `chmod 0600 " + path + "` (0640 for a group that only reads)");
+  }
   return parse(text.value(), "token file '" + path + "'");
+}
+
+std::optional<std::string> token_file_exposed(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || (st.st_mode & S_IROTH) == 0) return std::nullopt;
+  return "token file '" + path + "' has mode " + mode_text(st.st_mode) +
+         ": others may read it (hashes, not tokens, but nobody else needs them); run `chmod 0600 " + path +
+         "` (0640 for a group that only reads)";
 }
 
 Result<TokenSet, TokenError> TokenSet::parse(std::string_view text, std::string_view source) {

@@ -32,10 +32,15 @@ enum class TokenError {
   malformed,   // a line that is not "read|admin <64 hex>"; the message names the line
   too_large,   // over kTokenFileBytesMax or kTokensMax
   empty,       // no token at all: nobody could use the API
+  writable,    // group or others may write it: anyone could add an admin token
 };
 
 class TokenSet {
  public:
+  // Reads and parses the token file. Refuses one that group or others may
+  // write (mode 0664, 0666, 0620...): whoever can write it can make an
+  // admin token. One that others may read is loaded; token_file_exposed()
+  // says so.
   static Result<TokenSet, TokenError> load(const std::string& path);
   static Result<TokenSet, TokenError> parse(std::string_view text, std::string_view source);
 
@@ -47,6 +52,13 @@ class TokenSet {
  private:
   std::vector<std::pair<Role, std::array<std::uint8_t, 32>>> entries_;
 };
+
+// The warning for a token file others may read (mode 0644), or nullopt.
+// The file holds hashes, not tokens, and 256-bit tokens cannot be found
+// from their hashes, so this is not refused; but a reader learns who may
+// do what, and nobody but the node and its operator needs to. The sentence
+// says the chmod to run.
+std::optional<std::string> token_file_exposed(const std::string& path);
 
 // SHA-256 of `token`, lower-case hex: the line's second field.
 std::string token_hash_hex(std::string_view token);

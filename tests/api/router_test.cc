@@ -180,6 +180,66 @@ TEST_CASE("/healthz needs no token; / is the page; /metrics is Prometheus text")
   CHECK(get("/metrics", "").response.status == 401);
 }
 
+TEST_CASE("/healthz answers 503 with every problem that stands, and /metrics has the gauges") {
+  auto sick = snapshot();
+  sick->problems = {{"roster_file_refused", "roster file '/etc/meshnode/roster.signed' refused (damaged): ..."},
+                    {"key_mismatch", "the roster lists server 'de-1' with key aa.., but this node's key file holds bb.."}};
+  const auto health = get("/healthz", "", sick.get());
+  CHECK(health.response.status == 503);
+  const Json body = Json::parse(health.response.text());
+  CHECK(body["status"] == "unhealthy");
+  REQUIRE(body["problems"].size() == 2);
+  CHECK(body["problems"][0]["problem"] == "roster_file_refused");
+  CHECK(body["problems"][0]["message"].get<std::string>().starts_with("roster file '/etc/meshnode/roster.signed'"));
+  CHECK(body["problems"][1]["problem"] == "key_mismatch");
+  const std::string metrics(get("/metrics", kReadToken, sick.get()).response.text());
+  CHECK(metrics.find("meshnode_healthy 0\n") != std::string::npos);
+  CHECK(metrics.find("meshnode_problem{problem=\"roster_file_refused\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("meshnode_problem{problem=\"key_mismatch\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("meshnode_problem{problem=\"not_in_roster\"} 0\n") != std::string::npos);
+  const std::string fine(get("/metrics").response.text());
+  CHECK(fine.find("meshnode_healthy 1\n") != std::string::npos);
+  CHECK(Json::parse(get("/healthz", "").response.text()) == Json{{"status", "ok"}});
+}
+
+TEST_CASE("/metrics: routes in rotation and degraded, peers connected, partitioned, roster version") {
+  auto s = snapshot();
+  auto evaluation = std::make_shared<verdict::Evaluation>(*s->evaluation);
+  evaluation->routes[1] = {"nl", {"nl-1"}, true, "no server in rotation (0 unavailable, 1 unreachable)"};
+  evaluation->partitioned = true;
+  s->evaluation = evaluation;
+  for (std::size_t i = 0; i < s->servers.size(); ++i) s->servers[i].verdict = &evaluation->servers[i];
+  const std::string metrics(get("/metrics", kReadToken, s.get()).response.text());
+  for (const char* line : {"meshnode_route_servers_in_rotation{route=\"eu\"} 3\n",
+                           "meshnode_route_servers{route=\"eu\"} 4\n",
+                           "meshnode_route_degraded{route=\"eu\"} 0\n",
+                           "meshnode_route_servers_in_rotation{route=\"nl\"} 1\n",
+                           "meshnode_route_servers{route=\"nl\"} 2\n",
+                           "meshnode_route_degraded{route=\"nl\"} 1\n",
+                           "meshnode_peers 2\n", "meshnode_peers_connected 1\n", "meshnode_partitioned 1\n",
+                           "meshnode_roster_version 3\n", "meshnode_starting 0\n"}) {
+    CHECK_MESSAGE(metrics.find(line) != std::string::npos, line);
+  }
+  // Before a roster: the families, no samples.
+  ApiSnapshot empty;
+  const std::string none(get("/metrics", kReadToken, &empty).response.text());
+  CHECK(none.find("# TYPE meshnode_route_degraded gauge") != std::string::npos);
+  CHECK(none.find("meshnode_route_degraded{") == std::string::npos);
+}
+
+TEST_CASE("every answer with an index says whether the node has just started") {
+  auto s = snapshot();
+  CHECK(header(get("/v1/routes", kReadToken, s.get()).response, "X-Meshnode-Starting") == "false");
+  s->starting = true;
+  s->started_ms = s->taken_ms - 2'000;
+  const auto routes = get("/v1/routes", kReadToken, s.get());
+  CHECK(routes.response.status == 200);
+  CHECK(header(routes.response, "X-Meshnode-Starting") == "true");
+  const Json mesh = body_of(get("/v1/mesh", kReadToken, s.get()));
+  CHECK(mesh["starting"] == true);
+  CHECK(mesh["started_ms"] == s->taken_ms - 2'000);
+}
+
 TEST_CASE("unknown paths 404, wrong methods 405 with Allow, bad targets 400") {
   CHECK(get("/v2/routes").response.status == 404);
   CHECK(get("/v1/servers/a/b").response.status == 404);

@@ -139,9 +139,17 @@ bool every_server_ok(const DaemonFleet& fleet) {
   return true;
 }
 
-TEST_CASE("the status page in Chromium: every dot, an unreachable caption, the matrix, a refused token") {
+Finished run_page_test(const Browser& browser, const Json& expectations, const std::string& log) {
+  const Finished run = run_bounded({browser.node, kBrowserDir + "/page_test.mjs", expectations.dump()},
+                                   kBrowserDir + "/" + log, seconds(170));
+  std::cout << run.output << std::flush;
+  return run;
+}
+
+TEST_CASE("the status page in Chromium: every dot, captions, the summary, the matrix, a refused token, a wall screen, a server down") {
   const Browser browser = find_browser();
-  DaemonFleet fleet(4, 61);  // n1 DE, n2 NL, n3 FI, n4 DE
+  // Subnet 81: no other test program's fleet (ctest runs them side by side).
+  DaemonFleet fleet(4, 81);  // n1 DE, n2 NL, n3 FI, n4 DE
   fleet.start_all();
   INFO("logs in " << fleet.dir());
   REQUIRE(DaemonFleet::wait([&] { return every_server_ok(fleet); }, seconds(60)));
@@ -154,8 +162,10 @@ TEST_CASE("the status page in Chromium: every dot, an unreachable caption, the m
 
   std::vector<std::string> servers;
   for (std::uint32_t i = 0; i < fleet.size(); ++i) servers.push_back(fleet.id(i));
+  const std::string url = "http://" + fleet.address(3) + ":" + std::to_string(fleet.api_port()) + "/";
   const Json expectations = {
-      {"url", "http://" + fleet.address(3) + ":" + std::to_string(fleet.api_port()) + "/"},
+      {"phase", "block"},
+      {"url", url},
       {"token", fleet.read_token()},
       {"wrong_token", "not-a-token-of-this-fleet"},
       {"chromium", browser.chromium},
@@ -164,6 +174,7 @@ TEST_CASE("the status page in Chromium: every dot, an unreachable caption, the m
       {"failing_observers", {"n2", "n3"}},
       {"reaching_observers", {"n4"}},
       {"caption", "Unreachable from your servers (2 of 3 servers can't see it)"},
+      {"summary", "3 of 4 servers in rotation; n1 unreachable from your servers"},
       {"screenshot", kBrowserDir + "/status_page.png"},
       {"phone_screenshot", kBrowserDir + "/status_page_phone.png"},
       // Emptied by the page test once it has checked the block: the page
@@ -171,11 +182,30 @@ TEST_CASE("the status page in Chromium: every dot, an unreachable caption, the m
       {"block_file", fleet.dir() + "/" + fleet.id(0) + "/blocks"},
       {"timeout_ms", 150'000},
   };
-  const Finished run = run_bounded({browser.node, kBrowserDir + "/page_test.mjs", expectations.dump()},
-                                   kBrowserDir + "/page_test.log", seconds(170));
-  std::cout << run.output << std::flush;
+  const Finished run = run_page_test(browser, expectations, "page_test.log");
   CHECK_MESSAGE(run.exited, "page_test.mjs did not finish within its limit");
   CHECK_MESSAGE(run.code == 0, "page_test.mjs failed (its output is above)");
+
+  // n3 powered off: its daemon and its listener stopped. No report, and
+  // every witness fails it: unreachable and no_data, which the page
+  // captions "Down", its last report's data greyed and marked stale.
+  fleet.kill_daemon(2);
+  fleet.stop_listener(2);
+  REQUIRE(DaemonFleet::wait([&] { return fleet.all_show({0, 1, 3}, "n3", "unreachable"); }, seconds(60)));
+  const Json down = {
+      {"phase", "down"},
+      {"url", url},
+      {"token", fleet.read_token()},
+      {"chromium", browser.chromium},
+      {"servers", servers},
+      {"down", "n3"},
+      {"summary", "3 of 4 servers in rotation; n3 down"},
+      {"screenshot", kBrowserDir + "/status_page_down.png"},
+      {"timeout_ms", 90'000},
+  };
+  const Finished wall = run_page_test(browser, down, "page_test_down.log");
+  CHECK_MESSAGE(wall.exited, "page_test.mjs (down) did not finish within its limit");
+  CHECK_MESSAGE(wall.code == 0, "page_test.mjs (down) failed (its output is above)");
 }
 
 }  // namespace

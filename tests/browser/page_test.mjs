@@ -3,11 +3,16 @@
 //
 //   node page_test.mjs '{"url": "http://127.0.61.4:PORT/", "token": "...", ...}'
 //
-// The JSON: url, token, wrong_token, chromium (the executable), servers (every
-// id), unreachable (an id the fleet shows unreachable), failing_observers and
-// reaching_observers (of that server), caption (its expected caption),
-// screenshot and phone_screenshot (PNG paths), block_file (the unreachable
-// server's block file, emptied to end the block), timeout_ms (the whole run).
+// The JSON: phase, url, token, chromium (the executable), servers (every id),
+// timeout_ms (the whole run), and per phase:
+//   "block": wrong_token, unreachable (an id the fleet shows unreachable),
+//     failing_observers and reaching_observers (of that server), caption (its
+//     expected caption), summary (the expected one-line summary), screenshot
+//     and phone_screenshot (PNG paths), block_file (the unreachable server's
+//     block file, emptied to end the block). Signs in through the form.
+//   "down": down (an id whose daemon and listener are stopped: no reports,
+//     no witness reaches it), summary, screenshot. Opens the page as
+//     /#token=TOKEN, as a wall screen does.
 // What the page shows is compared with what the API answers at that moment.
 // Exit codes: 0 every check passed; 1 a check failed (each printed as FAIL);
 // 77 playwright-core cannot be loaded. Every wait is bounded.
@@ -24,6 +29,11 @@ try {
 
 const want = JSON.parse(process.argv[2]);
 const STATUS_WORDS = { ok: "ok", unavailable: "unavailable", unreachable: "unreachable", no_data: "no data" };
+// The page's caption: the API's, except "Down" for a server that sends no
+// report and that every witness fails (docs/API.md, GET /).
+const isDown = s => s.status === "unreachable" && s.flags.includes("no_data") &&
+  s.witnesses.eligible > 0 && s.witnesses.failing === s.witnesses.eligible;
+const pageCaption = s => isDown(s) ? "Down" : s.caption;
 const NO_DATA_BADGE = "No data \u2014 agent not responding";
 // What Chromium needs on a closed network: no GPU, no QUIC, none of its own
 // background connections. playwright-core adds --headless, --no-sandbox and
@@ -57,12 +67,21 @@ function pageView(page) {
     const view = { servers: {}, routes: {}, cells: {} };
     for (const card of document.querySelectorAll("#servers [data-server]")) {
       const dot = card.querySelector(".dot");
+      const facts = {};
+      for (const dt of card.querySelectorAll("dt")) facts[dt.textContent] = dt.nextElementSibling.textContent;
+      const report = card.querySelector(".report-data");
       view.servers[card.dataset.server] = {
         dot: dot ? dot.className : "", label: dot ? dot.getAttribute("aria-label") : "",
         role: dot ? dot.getAttribute("role") : "",
         caption: card.querySelector(".caption") ? card.querySelector(".caption").textContent : "",
-        badges: [...card.querySelectorAll(".badge")].map(b => b.textContent) };
+        badges: [...card.querySelectorAll(".badge")].map(b => b.textContent),
+        classes: card.className.split(" "), facts,
+        reportGreyed: !!report && report.classList.contains("stale-data") &&
+          getComputedStyle(report.querySelector("dd")).color === "rgb(140, 149, 159)",
+        staleNote: card.querySelector(".stale-note") ? card.querySelector(".stale-note").textContent : "",
+        downWhy: card.querySelector(".down-why") ? card.querySelector(".down-why").textContent : "" };
     }
+    view.summary = document.getElementById("summary").textContent;
     for (const card of document.querySelectorAll("#routes [data-route]")) {
       view.routes[card.dataset.route] = {
         degraded: card.classList.contains("degraded"),
@@ -86,10 +105,16 @@ function compareServers(view, servers) {
     if (!card) { problems.push(s.id + ": no server card"); continue; }
     if (!card.dot.split(" ").includes("dot-" + s.status)) problems.push(s.id + ": dot class '" + card.dot + "', the API says " + s.status);
     if (card.label !== STATUS_WORDS[s.status] || card.role !== "img") problems.push(s.id + ": dot role '" + card.role + "' label '" + card.label + "'");
-    if (card.caption !== s.caption) problems.push(s.id + ": caption '" + card.caption + "', the API says '" + s.caption + "'");
+    if (card.caption !== pageCaption(s)) problems.push(s.id + ": caption '" + card.caption + "', the API says '" + s.caption + "'");
     if (card.badges.includes("stale") !== s.metrics_stale) problems.push(s.id + ": stale badge " + card.badges.join("|") + ", metrics_stale " + s.metrics_stale);
     if (card.badges.includes(NO_DATA_BADGE) !== s.flags.includes("no_data")) problems.push(s.id + ": no-data badge " + card.badges.join("|") + ", flags " + s.flags);
+    if (card.reportGreyed !== s.metrics_stale) problems.push(s.id + ": its report's facts greyed " + card.reportGreyed + ", metrics_stale " + s.metrics_stale);
+    if (s.metrics_stale && !card.staleNote.startsWith("Stale:")) problems.push(s.id + ": stale data not marked ('" + card.staleNote + "')");
+    const witnesses = card.facts["Witnesses"] || "";
+    if (/\d\s*\/\s*\d/.test(witnesses) || !/witness/.test(witnesses)) problems.push(s.id + ": witnesses not in plain words: '" + witnesses + "'");
   }
+  if (want.summary && view.summary !== want.summary) problems.push("summary '" + view.summary + "'; expected '" + want.summary + "'");
+  if (!want.unreachable) return problems;
   const u = servers.find(s => s.id === want.unreachable);
   const caption = u && "Unreachable from your servers (" + u.witnesses.failing + " of " + u.witnesses.eligible + " servers can't see it)";
   if (!u || u.status !== "unreachable") problems.push("the API shows " + want.unreachable + " as " + (u && u.status) + ", not unreachable");
@@ -130,7 +155,12 @@ async function compareWithApi(page) {
   const [routes, servers, detail] = await Promise.all(
     [apiGet("/v1/routes"), apiGet("/v1/servers"), apiGet("/v1/servers/" + encodeURIComponent(want.unreachable))]);
   const view = await pageView(page);
-  return [...compareServers(view, servers), ...compareRoutes(view, routes), ...compareMatrix(view, detail)];
+  const problems = [...compareServers(view, servers), ...compareRoutes(view, routes), ...compareMatrix(view, detail)];
+  // The blocked server's witnesses, in words: "2 of 3 witnesses can't reach it: 2 of 2 in ..".
+  const u = servers.find(s => s.id === want.unreachable), card = view.servers[want.unreachable];
+  const words = u.witnesses.failing + " of " + u.witnesses.eligible + " witnesses can't reach it: ";
+  if (card && !(card.facts["Witnesses"] || "").startsWith(words)) problems.push(u.id + ": witnesses read '" + (card.facts["Witnesses"] || "") + "', not '" + words + "...'");
+  return problems;
 }
 
 // The page's source: self-contained, and never HTML from strings.
@@ -158,6 +188,48 @@ async function rightToken(page, requests) {
   failures.push(...await eventually(() => compareWithApi(page), 30000));
   const polled = await eventually(async () => requests.some(u => /\/v1\/routes\?index=\d+&wait=60s/.test(u)) ? [] : ["no long-poll"], 10000);
   check(polled.length === 0, "the page sent no long-poll (/v1/routes?index=N&wait=60s); it asked: " + requests.join(" "));
+}
+
+// A wall screen: the page opened as /#token=TOKEN signs in by itself, and
+// the token leaves the address bar and the tab's history at once; no request
+// carries it but in its Authorization header. A powered-off server (daemon
+// and listener stopped) shows "Down", its last report's data greyed and
+// marked stale, and the summary names it.
+async function runDown(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [], requests = [];
+  page.on("pageerror", error => errors.push(error.message));
+  page.on("request", request => requests.push(request.url()));
+  await page.goto(want.url + "#token=" + encodeURIComponent(want.token), { timeout: 15000 });
+  await page.waitForSelector("#servers [data-server]", { timeout: 30000 });
+  check(await page.isHidden("#login"), "opened with #token=, the page still asks for the token");
+  const where = await page.evaluate(() => ({ href: location.href, hash: location.hash, length: history.length,
+    kept: sessionStorage.getItem("meshnode.token") }));
+  check(!where.href.includes(want.token) && where.hash === "", "the token stays in the address bar: " + where.href);
+  // about:blank, then this page: the token's URL was replaced, not followed by another entry.
+  check(where.length === 2, "the tab's history holds " + where.length + " entries, not 2 (about:blank, the page)");
+  check(where.kept === want.token, "the token from the fragment is not in the tab's session storage");
+  check(!requests.some(u => u.includes(want.token)), "a request's URL carries the token: " + requests.join(" "));
+  const down = "#servers [data-server='" + want.down + "']";
+  failures.push(...await eventually(async () => {
+    const [routes, servers] = await Promise.all([apiGet("/v1/routes"), apiGet("/v1/servers")]);
+    const view = await pageView(page), card = view.servers[want.down];
+    const s = servers.find(x => x.id === want.down);
+    const problems = [...compareServers(view, servers), ...compareRoutes(view, routes)];
+    if (!s || !isDown(s)) problems.push("the API does not show " + want.down + " down (no report, every witness failing): " + JSON.stringify(s));
+    if (!card || card.caption !== "Down" || !card.classes.includes("down") || !card.downWhy) problems.push(want.down + ": not captioned Down: " + JSON.stringify(card));
+    if (card && !card.reportGreyed) problems.push(want.down + ": its last report's data is not greyed");
+    if (card && (card.caption || "").includes("Unreachable from your servers")) problems.push(want.down + ": still 'Unreachable from your servers'");
+    return problems;
+  }, 45000));
+  await page.waitForSelector(down, { timeout: 1000 });
+  await page.screenshot({ path: want.screenshot, fullPage: true });
+  console.log("screenshot: " + want.screenshot);
+  check(errors.length === 0, "script errors on the page: " + errors.join("; "));
+  // Back is the blank page the tab opened with, not the URL that held the token.
+  await page.goBack({ timeout: 15000 });
+  check(page.url() === "about:blank", "back from the page lands on " + page.url());
 }
 
 async function run(browser) {
@@ -217,7 +289,10 @@ async function followsHealing(page) {
   failures.push(...await eventually(async () => {
     const [routes, servers] = await Promise.all([apiGet("/v1/routes"), apiGet("/v1/servers")]);
     const view = await pageView(page);
-    return [...compareRoutes(view, routes), ...compareServers(view, servers).filter(p => !p.startsWith("the API"))];
+    const healed = want.servers.length + " of " + want.servers.length + " servers in rotation; every server ok";
+    return [...compareRoutes(view, routes),
+            ...compareServers(view, servers).filter(p => !p.startsWith("the API") && !p.startsWith("summary")),
+            ...(view.summary === healed ? [] : ["summary after the heal '" + view.summary + "'; expected '" + healed + "'"])];
   }, 30000));
 }
 
@@ -228,7 +303,8 @@ const limit = setTimeout(() => {
 const browser = await chromium.launch({ executablePath: want.chromium, headless: true, args: CHROMIUM_FLAGS, timeout: 30000 });
 try {
   await checkSource();
-  await run(browser);
+  if (want.phase === "down") await runDown(browser);
+  else await run(browser);
 } catch (error) {
   failures.push("the test stopped: " + error.message);
 } finally {

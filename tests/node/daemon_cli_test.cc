@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "node/agent/state_codec.h"
 #include "storage/store.h"
@@ -69,6 +70,122 @@ TEST_CASE("meshnode --version, --check-config, and usage errors") {
   auto missing = meshnode({"--config", fleet.dir() + "/nowhere.toml"});
   CHECK(missing.exit_code == 2);
   CHECK(contains(missing.err, "nowhere.toml"));
+}
+
+// Lines of `meshnode --check-config` output that start with `mark` ("ok",
+// "WARN", "FAIL") for check `what`.
+std::string check_line(const std::string& out, const std::string& mark, const std::string& what) {
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(mark) && line.find("  " + what + ": ") != std::string::npos) return line;
+  }
+  return "";
+}
+
+std::string replaced_in(const std::string& text, const std::string& from, const std::string& to) {
+  std::string out = text;
+  const auto at = out.find(from);
+  REQUIRE(at != std::string::npos);
+  return out.replace(at, from.size(), to);
+}
+
+TEST_CASE("--check-config checks everything a start would, one line each, and writes nothing") {
+  DaemonFleet fleet(2, 67);
+  const std::string path = fleet.config_path(0);
+  const std::string config = read_text(path);
+  auto check_with = [&](const std::string& text) {
+    std::ofstream(fleet.dir() + "/check.toml", std::ios::trunc) << text;
+    return meshnode({"--check-config", fleet.dir() + "/check.toml"});
+  };
+  SUBCASE("a ready node: every check ok") {
+    auto ready = meshnode({"--check-config", path});
+    CHECK(ready.exit_code == 0);
+    for (const char* what : {"config", "key file", "roster", "roster entry", "gossip endpoint", "gossip listen",
+                             "api token file", "api listen", "data dir"}) {
+      CHECK_MESSAGE(!check_line(ready.out, "ok", what).empty(), what << " in\n" << ready.out);
+    }
+    CHECK(contains(check_line(ready.out, "ok", "key file"), public_key_to_hex(fleet.node_key(0).public_key)));
+    CHECK(contains(check_line(ready.out, "ok", "roster"), "version 1, 2 servers, signed by operator_key " +
+                                                            public_key_to_hex(fleet.operator_key().public_key)));
+    CHECK(contains(ready.out, "is ready to start"));
+  }
+  SUBCASE("the issue's case: a token file and a data dir that do not exist are not ok") {
+    ::rmdir(fleet.data_dir(0).c_str());
+    auto result = check_with(replaced_in(config, fleet.dir() + "/api-tokens", fleet.dir() + "/no-tokens"));
+    CHECK(result.exit_code == 2);
+    CHECK(contains(check_line(result.out, "FAIL", "api token file"), "no-tokens"));
+    CHECK(contains(check_line(result.out, "FAIL", "data dir"), "does not exist"));
+    CHECK(contains(result.out, "not ready: 2 checks failed"));
+  }
+  SUBCASE("a token file others may read is a warning, one others may write a failure") {
+    ::chmod((fleet.dir() + "/api-tokens").c_str(), 0644);
+    auto readable = meshnode({"--check-config", path});
+    CHECK(readable.exit_code == 0);
+    CHECK(contains(check_line(readable.out, "WARN", "api token file"), "mode 0644: others may read it"));
+    ::chmod((fleet.dir() + "/api-tokens").c_str(), 0666);
+    auto writable = meshnode({"--check-config", path});
+    CHECK(writable.exit_code == 2);
+    CHECK(contains(check_line(writable.out, "FAIL", "api token file"), "mode 0666"));
+  }
+  SUBCASE("another node's key file: the roster entry fails, both keys named") {
+    auto result = check_with(replaced_in(config, fleet.dir() + "/n1/node.key", fleet.dir() + "/n2/node.key"));
+    CHECK(result.exit_code == 2);
+    const std::string line = check_line(result.out, "FAIL", "roster entry");
+    CHECK(contains(line, public_key_to_hex(fleet.node_key(0).public_key)));
+    CHECK(contains(line, public_key_to_hex(fleet.node_key(1).public_key)));
+  }
+  SUBCASE("a roster signed with another key, and one damaged") {
+    fleet.write_roster(fleet.roster(), generate_key_pair().secret_key);
+    auto other = meshnode({"--check-config", path});
+    CHECK(other.exit_code == 2);
+    CHECK(contains(check_line(other.out, "FAIL", "roster"), "not signed by operator_key"));
+    const std::string text = "garbage";
+    fleet.write_roster_bytes(Bytes(text.begin(), text.end()));
+    auto damaged = meshnode({"--check-config", path});
+    CHECK(damaged.exit_code == 2);
+    CHECK(contains(check_line(damaged.out, "FAIL", "roster"), "damaged, or altered after signing"));
+  }
+  SUBCASE("a [gossip] listen port other than the roster's: flagged") {
+    const std::string listen = fleet.address(0) + ":" + std::to_string(fleet.gossip_port());
+    auto result = check_with(replaced_in(config, "listen = \"" + listen + "\"",
+                                         "listen = \"" + fleet.address(0) + ":" + std::to_string(free_port(fleet.address(0))) + "\""));
+    CHECK(result.exit_code == 0);
+    CHECK(contains(check_line(result.out, "WARN", "gossip endpoint"), "ports should match"));
+  }
+  SUBCASE("a port in use fails") {
+    SpawnedProcess squatter({MESHNODE_BINARY_DIR "/tools/standin/meshnode-standin", "listen", "--address",
+                             fleet.address(0) + ":" + std::to_string(fleet.api_port())},
+                            fleet.dir() + "/squatter.log", fleet.dir() + "/squatter.log");
+    REQUIRE(wait_for_port(fleet.address(0), fleet.api_port(), std::chrono::seconds(10)));
+    auto result = meshnode({"--check-config", path});
+    CHECK(result.exit_code == 2);
+    CHECK(!check_line(result.out, "FAIL", "api listen").empty());
+  }
+  SUBCASE("the issue's other case: root's data.mdb in the service user's dir, with the chown to run") {
+    if (::geteuid() != 0) return;  // needs root to make another user's dir
+    REQUIRE(::chown(fleet.data_dir(0).c_str(), 65534, 65534) == 0);
+    std::ofstream(fleet.data_dir(0) + "/data.mdb") << "";
+    auto result = meshnode({"--check-config", path});
+    CHECK(result.exit_code == 2);
+    const std::string line = check_line(result.out, "FAIL", "data dir");
+    CHECK(contains(line, "data.mdb' is owned by root (uid 0)"));
+    CHECK(contains(line, "`chown -R nobody:nogroup " + fleet.data_dir(0) + "`"));
+  }
+  SUBCASE("a node that ran: its store is named, and the data dir's roster serves without the file") {
+    fleet.start_daemon(0);
+    REQUIRE(DaemonFleet::wait([&] { return contains(fleet.log_text(0), "info verdicts: "); }, std::chrono::seconds(20)));
+    REQUIRE(fleet.stop_daemon(0, std::chrono::seconds(5)).has_value());
+    ::unlink(fleet.roster_path().c_str());
+    const std::string data = read_text(fleet.data_dir(0) + "/data.mdb");
+    auto result = meshnode({"--check-config", path});
+    CHECK(result.exit_code == 0);
+    CHECK(contains(check_line(result.out, "ok", "roster"), "the data dir's roster: version 1"));
+    CHECK(contains(check_line(result.out, "ok", "data dir"), "holds node 'n1''s store"));
+    // The store is read, not written (LMDB's lock file notes a reader, as for meshctl).
+    CHECK(read_text(fleet.data_dir(0) + "/data.mdb") == data);
+    CHECK(dir_contents(fleet.data_dir(0)).size() == 2);
+  }
+  CHECK(dir_contents(fleet.data_dir(1)).empty());
 }
 
 TEST_CASE("config errors stop meshnode before anything starts, naming the key") {
@@ -251,17 +368,37 @@ TEST_CASE("a stored agent value that does not decode stops meshnode with its key
   CHECK(contains(result.err, "probe/n9"));
 }
 
-TEST_CASE("a roster file that is not a signed roster is refused in the log; the node keeps running") {
-  DaemonFleet fleet(1, 48);
-  std::ofstream(fleet.dir() + "/roster.signed", std::ios::trunc) << "not a record";
-  SpawnedProcess n1({kMeshnode, "--config", fleet.config_path(0)}, fleet.dir() + "/n1.log",
-                    fleet.dir() + "/n1.log");
-  CHECK(n1.wait_for_err("refused", std::chrono::seconds(20)));
-  CHECK(n1.running());
-  n1.signal(SIGTERM);
-  auto status = n1.wait_exit(std::chrono::seconds(5));
-  REQUIRE(status.has_value());
-  CHECK(WEXITSTATUS(*status) == 0);
+// The issue's case: meshnode started once as root in the service user's
+// data dir left root's data.mdb behind, and the service user's next start
+// failed with a bare `mdb_env_open: Permission denied`. Now the root start
+// is refused before it writes, naming the owner.
+TEST_CASE("started as root in a data dir another user owns, meshnode refuses before writing, naming the owner") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root (CI runs as root)");
+    return;
+  }
+  DaemonFleet fleet(1, 65);
+  REQUIRE(::chown(fleet.data_dir(0).c_str(), 65534, 65534) == 0);
+  auto result = meshnode({"--config", fleet.config_path(0)});
+  CHECK(result.exit_code == 1);
+  CHECK(contains(result.err, "is owned by nobody (uid 65534), and meshnode runs as root"));
+  CHECK(contains(result.err, "run meshnode as nobody"));
+  CHECK(dir_contents(fleet.data_dir(0)).empty());
+}
+
+TEST_CASE("an API token file others may write stops the start; one others may read is a warning") {
+  DaemonFleet fleet(1, 66);
+  const std::string tokens = fleet.dir() + "/api-tokens";
+  ::chmod(tokens.c_str(), 0666);
+  auto refused = meshnode({"--config", fleet.config_path(0)});
+  CHECK(refused.exit_code == 1);
+  CHECK(contains(refused.err, "has mode 0666: group or others may write it"));
+  CHECK(dir_contents(fleet.data_dir(0)).empty());
+  ::chmod(tokens.c_str(), 0644);
+  fleet.start_daemon(0);
+  CHECK(DaemonFleet::wait([&] { return contains(fleet.log_text(0), "warn api: token file '" + tokens +
+                                                                        "' has mode 0644: others may read it"); },
+                          std::chrono::seconds(20)));
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ DaemonFleet::DaemonFleet(std::uint32_t count, std::uint32_t subnet, const Parame
   api_port_ = free_port(address(0));
   write_file(dir() + "/api-tokens", "read " + api::token_hash_hex(read_token_) + "\nadmin " +
                                         api::token_hash_hex(admin_token_) + "\n");
+  ::chmod((dir() + "/api-tokens").c_str(), 0600);  // others may not read it (docs/CONFIG.md)
   roster_.version = 1;
   roster_.params = params;
   roster_.routes = {Route{"all", "Every server"}, Route{"first", "The first of each country"}};
@@ -98,12 +99,16 @@ std::string DaemonFleet::log_text(std::uint32_t i) const {
   return read_text(dir() + "/" + ids_[i] + "/meshnode.log");
 }
 
-void DaemonFleet::write_roster(const Roster& roster) {
+void DaemonFleet::write_roster(const Roster& roster) { write_roster(roster, operator_key_.secret_key); }
+
+void DaemonFleet::write_roster(const Roster& roster, const SecretKey& signer) {
   roster_ = roster;
-  const Bytes raw = encode_signed_record(RecordKind::roster, kOperatorOrigin, roster.version,
-                                         1'700'000'000'000, encode_roster_payload(roster),
-                                         operator_key_.secret_key);
-  write_file(dir() + "/roster.signed", std::string(raw.begin(), raw.end()));
+  write_roster_bytes(encode_signed_record(RecordKind::roster, kOperatorOrigin, roster.version, 1'700'000'000'000,
+                                          encode_roster_payload(roster), signer));
+}
+
+void DaemonFleet::write_roster_bytes(const Bytes& raw) {
+  write_file(roster_path(), std::string(raw.begin(), raw.end()));
 }
 
 void DaemonFleet::write_config(std::uint32_t i) {

@@ -67,8 +67,13 @@ class DaemonFleet {
   void start_service(std::uint32_t i);
 
   // Signs `roster` (its version as the record's seq) into the roster file
-  // every node reads at start and on SIGHUP.
+  // every node reads at start and on SIGHUP; with `signer`, with that key
+  // instead of the operator's.
   void write_roster(const Roster& roster);
+  void write_roster(const Roster& roster, const SecretKey& signer);
+  // The roster file's bytes as they are, or put there as given.
+  std::string roster_path() const { return dir() + "/roster.signed"; }
+  void write_roster_bytes(const Bytes& raw);
   const Roster& roster() const { return roster_; }
 
   // What node i's daemon stored: server id -> status, from its verdict

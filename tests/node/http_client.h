@@ -15,6 +15,8 @@ struct HttpResult {
   std::string body;
   std::string index;    // X-Meshnode-Index
   std::string snapshot_ms;  // X-Meshnode-Snapshot-Ms
+  std::string starting;     // X-Meshnode-Starting
+  std::string content_type;
 };
 
 inline HttpResult http_request(const std::string& host, std::uint16_t port, boost::beast::http::verb verb,
@@ -40,7 +42,8 @@ inline HttpResult http_request(const std::string& host, std::uint16_t port, boos
   http::read(stream, buffer, response, error);
   if (error) return {};
   return {response.result_int(), response.body(), std::string(response["X-Meshnode-Index"]),
-          std::string(response["X-Meshnode-Snapshot-Ms"])};
+          std::string(response["X-Meshnode-Snapshot-Ms"]), std::string(response["X-Meshnode-Starting"]),
+          std::string(response[http::field::content_type])};
 }
 
 }  // namespace mesh::test

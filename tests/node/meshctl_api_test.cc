@@ -252,4 +252,39 @@ TEST_CASE("meshctl over HTTPS: the certificate is verified, --cacert trusts it, 
   CHECK(cacert_on_http.err.find("apply to https:// URLs only") != std::string::npos);
 }
 
+TEST_CASE("meshctl roster push: accepted, not newer, refused, and a read token, each its exit code") {
+  DaemonFleet fleet(1, 68);
+  fleet.start_all();
+  INFO("logs in " << fleet.dir());
+  const std::string admin = write_token(fleet, "admin.token", fleet.admin_token());
+  const std::string read = write_token(fleet, "read.token", fleet.read_token());
+  REQUIRE(DaemonFleet::wait([&] { return api(fleet, 0, {"mesh", "--json"}).exit_code == 0; }, seconds(20)));
+  Roster next = fleet.roster();
+  next.version = 2;
+  fleet.write_roster(next);  // the signed file meshctl pushes
+  auto push = [&](const std::string& token, const std::string& file) {
+    return meshctl({"roster", "push", "--api", url(fleet, 0), "--token-file", token, file});
+  };
+  auto accepted = push(admin, fleet.roster_path());
+  CHECK(accepted.exit_code == 0);
+  CHECK(accepted.out == "roster version 2 accepted by " + url(fleet, 0) + " (1 servers); it spreads to every node by gossip\n");
+  // The node's next snapshot (within a tick) shows it.
+  CHECK(DaemonFleet::wait([&] { return Json::parse(api(fleet, 0, {"mesh", "--json"}).out)["roster_version"] == 2; },
+                          seconds(5)));
+  auto again = push(admin, fleet.roster_path());
+  CHECK(again.exit_code == 1);
+  CHECK(again.err.find("409 not newer than the roster the node holds") != std::string::npos);
+  next.version = 3;
+  fleet.write_roster(next, generate_key_pair().secret_key);
+  auto foreign = push(admin, fleet.roster_path());
+  CHECK(foreign.exit_code == 1);
+  CHECK(foreign.err.find("400 refused") != std::string::npos);
+  auto reader = push(read, fleet.roster_path());
+  CHECK(reader.exit_code == 2);
+  CHECK(reader.err.find("needs an admin token") != std::string::npos);
+  auto nowhere = push(admin, fleet.dir() + "/nowhere.signed");
+  CHECK(nowhere.exit_code == 2);
+  CHECK(nowhere.err.find("nowhere.signed") != std::string::npos);
+}
+
 }  // namespace mesh::test

@@ -116,12 +116,43 @@ TEST_CASE("keygen writes a 0600 key file and prints its public key") {
   }
 }
 
+TEST_CASE("key show prints the public key of an existing key file; refuses one that is not") {
+  TempDir dir;
+  auto made = meshctl({"keygen", "--out", dir.file("k")});
+  REQUIRE(made.exit_code == 0);
+  auto shown = meshctl({"key", "show", dir.file("k")});
+  CHECK(shown.exit_code == 0);
+  CHECK(shown.out == made.out);
+  auto json = meshctl({"key", "show", "--json", dir.file("k")});
+  CHECK(json.exit_code == 0);
+  CHECK(json.out.find("\"public_key\":\"" + trim(made.out) + "\"") != std::string::npos);
+  auto missing = meshctl({"key", "show", dir.file("nope")});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find(dir.file("nope")) != std::string::npos);
+  CHECK(missing.out.empty());
+  REQUIRE(::chmod(dir.file("k").c_str(), 0644) == 0);
+  auto exposed = meshctl({"key", "show", dir.file("k")});
+  CHECK(exposed.exit_code == 2);
+  CHECK(exposed.err.find("mode") != std::string::npos);
+  write_text(dir.file("text"), "not a key\n");
+  ::chmod(dir.file("text").c_str(), 0600);
+  CHECK(meshctl({"key", "show", dir.file("text")}).exit_code == 2);
+  CHECK(meshctl({"key", "show"}).exit_code == 2);
+}
+
+TEST_CASE("meshctl --version") {
+  auto version = meshctl({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.starts_with("meshctl 0."));
+}
+
 TEST_CASE("usage errors exit 2") {
   CHECK(meshctl({}).exit_code == 2);
   CHECK(meshctl({"frobnicate"}).exit_code == 2);
   CHECK(meshctl({"keygen"}).exit_code == 2);
   CHECK(meshctl({"roster", "sign", "x.toml"}).exit_code == 2);
   CHECK(meshctl({"roster", "show"}).exit_code == 2);
+  CHECK(meshctl({"roster", "push", "x.signed"}).exit_code == 2);  // no --api
   struct Case {
     std::vector<std::string> args;
     const char* message;

@@ -61,11 +61,15 @@ class Exchange {
  public:
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
-  Exchange(asio::io_context& io, Stream& stream, const ApiClientOptions& options,
-           const std::string& target)
+  Exchange(asio::io_context& io, Stream& stream, const ApiClientOptions& options, http::verb verb,
+           const std::string& target, std::string body)
       : options_(options), url_(options.url.base + target), resolver_(io), resolve_timer_(io),
         stream_(stream) {
-    request_ = {http::verb::get, target, 11};
+    request_ = {verb, target, 11};
+    if (verb != http::verb::get) {
+      request_.set(http::field::content_type, "application/octet-stream");
+      request_.body() = std::move(body);
+    }
     const bool ipv6 = options.url.host.find(':') != std::string::npos;
     request_.set(http::field::host, (ipv6 ? "[" + options.url.host + "]" : options.url.host) + ":" +
                                         std::to_string(options.url.port));
@@ -73,6 +77,7 @@ class Exchange {
     request_.set(http::field::accept, "application/json");
     request_.set(http::field::authorization, "Bearer " + options.token);
     request_.set(http::field::connection, "close");
+    request_.prepare_payload();
     parser_.body_limit(options.body_bytes_max);
   }
 
@@ -216,7 +221,7 @@ class Exchange {
   asio::steady_timer resolve_timer_;
   Stream& stream_;
   Clock::time_point connect_deadline_;
-  http::request<http::empty_body> request_;
+  http::request<http::string_body> request_;
   beast::flat_buffer buffer_;
   http::response_parser<http::string_body> parser_;
   std::optional<Error<Failure>> failure_;
@@ -243,9 +248,9 @@ CtlResult<ssl::context> tls_context(const ApiClientOptions& options) {
 }
 
 template <class Stream>
-CtlResult<HttpAnswer> run(asio::io_context& io, Stream& stream, const ApiClientOptions& options,
-                          const std::string& target) {
-  Exchange<Stream> exchange(io, stream, options, target);
+CtlResult<HttpAnswer> run(asio::io_context& io, Stream& stream, const ApiClientOptions& options, http::verb verb,
+                          const std::string& target, std::string body) {
+  Exchange<Stream> exchange(io, stream, options, verb, target, std::move(body));
   exchange.start();
   io.run();
   return exchange.result();
@@ -320,16 +325,29 @@ CtlResult<ApiUrl> parse_api_url(std::string_view text) {
   return url;
 }
 
-CtlResult<HttpAnswer> http_get(const ApiClientOptions& options, const std::string& target) {
+namespace {
+
+CtlResult<HttpAnswer> exchange(const ApiClientOptions& options, http::verb verb, const std::string& target,
+                               std::string body) {
   asio::io_context io;
   if (!options.url.tls) {
     PlainStream stream(io);
-    return run(io, stream, options, target);
+    return run(io, stream, options, verb, target, std::move(body));
   }
   auto context = tls_context(options);
   if (!context) return context.error();
   TlsStream stream(io, *context);
-  return run(io, stream, options, target);
+  return run(io, stream, options, verb, target, std::move(body));
+}
+
+}  // namespace
+
+CtlResult<HttpAnswer> http_get(const ApiClientOptions& options, const std::string& target) {
+  return exchange(options, http::verb::get, target, "");
+}
+
+CtlResult<HttpAnswer> http_put(const ApiClientOptions& options, const std::string& target, std::string body) {
+  return exchange(options, http::verb::put, target, std::move(body));
 }
 
 }  // namespace mesh::ctl

@@ -57,4 +57,7 @@ struct HttpAnswer {
 // closed, over body_bytes_max).
 CtlResult<HttpAnswer> http_get(const ApiClientOptions& options, const std::string& target);
 
+// PUT `body` (application/octet-stream) to `target`; as http_get otherwise.
+CtlResult<HttpAnswer> http_put(const ApiClientOptions& options, const std::string& target, std::string body);
+
 }  // namespace mesh::ctl

@@ -15,6 +15,13 @@ struct KeygenOptions {
 };
 int run_keygen(const KeygenOptions& options);
 
+struct KeyShowOptions {
+  std::string path;  // a secret key file (meshctl keygen's)
+  bool json = false;
+};
+// The public key (64 hex) of an existing secret key file.
+int run_key_show(const KeyShowOptions& options);
+
 struct RosterSignOptions {
   std::string key_path;     // the operator's secret key file
   std::string toml_path;    // the human-written roster
@@ -32,6 +39,14 @@ struct RosterShowOptions {
   bool json = false;
 };
 int run_roster_show(const RosterShowOptions& options);
+
+struct RosterPushOptions {
+  SourceOptions source;    // --api, --token-file, --cacert, --insecure (no --data)
+  std::string file_path;   // the signed roster file (meshctl roster sign --out)
+  bool json = false;
+};
+// PUT /v1/roster on a node (admin token): it spreads from there by gossip.
+int run_roster_push(const RosterPushOptions& options);
 
 struct RecordsOptions {
   std::string data_dir;

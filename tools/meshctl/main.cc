@@ -2,6 +2,10 @@
 // state from its API or its store, keys, rosters, tokens.
 #include <CLI/CLI.hpp>
 
+#ifndef MESHNODE_VERSION
+#define MESHNODE_VERSION "unknown"
+#endif
+
 #include "tools/meshctl/commands.h"
 #include "tools/meshctl/exit_codes.h"
 
@@ -25,7 +29,16 @@ void add_keygen(CLI::App& app, mesh::ctl::KeygenOptions& options) {
   cmd->add_flag("--json", options.json, "Print JSON");
 }
 
-void add_roster(CLI::App& app, mesh::ctl::RosterSignOptions& sign, mesh::ctl::RosterShowOptions& show) {
+void add_key(CLI::App& app, mesh::ctl::KeyShowOptions& options) {
+  auto* key = app.add_subcommand("key", "Key files");
+  key->require_subcommand(1);
+  auto* show = key->add_subcommand("show", "Print the public key (64 hex) of an existing secret key file");
+  show->add_option("file", options.path, "Secret key file (meshctl keygen --out)")->required();
+  show->add_flag("--json", options.json, "Print JSON");
+}
+
+void add_roster(CLI::App& app, mesh::ctl::RosterSignOptions& sign, mesh::ctl::RosterShowOptions& show,
+                mesh::ctl::RosterPushOptions& push) {
   auto* roster = app.add_subcommand("roster", "Sign or show the operator's roster");
   roster->require_subcommand(1);
   auto* sign_cmd = roster->add_subcommand("sign", "Turn a roster TOML file into a signed roster record");
@@ -41,6 +54,14 @@ void add_roster(CLI::App& app, mesh::ctl::RosterSignOptions& sign, mesh::ctl::Ro
   show_cmd->add_option("--operator-key", show.operator_key, "Operator public key (hex) to check (required)");
   show_cmd->add_flag("--no-verify", show.no_verify, "Show the roster without checking it (marked NOT VERIFIED)");
   show_cmd->add_flag("--json", show.json, "Print JSON");
+  auto* push_cmd = roster->add_subcommand("push", "Hand a signed roster to a node's API (admin token); gossip spreads it");
+  auto& s = push.source;
+  push_cmd->add_option("--api", s.api_url, "A node's API: http://host:port or https://host:port")->required();
+  push_cmd->add_option("--token-file", s.token_file, "A file whose first line is an admin bearer token")->required();
+  push_cmd->add_option("--cacert", s.cacert_file, "With https: a PEM CA certificate to trust as well");
+  push_cmd->add_flag("--insecure", s.insecure, "With https: do not verify the certificate (says so on stderr)");
+  push_cmd->add_option("file", push.file_path, "Signed roster file (meshctl roster sign --out)")->required();
+  push_cmd->add_flag("--json", push.json, "Print the node's JSON answer");
 }
 
 void add_records(CLI::App& app, mesh::ctl::RecordsOptions& options) {
@@ -88,11 +109,14 @@ void add_token(CLI::App& app, mesh::ctl::TokenOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"meshctl: inspect a meshnode (its API or its store), make keys, sign rosters"};
+  CLI::App app{"meshctl: inspect a meshnode (its API or its store), make keys, sign and push rosters"};
+  app.set_version_flag("--version", "meshctl " MESHNODE_VERSION, "Print the version and exit");
   app.require_subcommand(1);
   mesh::ctl::KeygenOptions keygen;
   mesh::ctl::RosterSignOptions sign;
   mesh::ctl::RosterShowOptions show;
+  mesh::ctl::RosterPushOptions push;
+  mesh::ctl::KeyShowOptions key_show;
   mesh::ctl::RecordsOptions records;
   mesh::ctl::StatusOptions status;
   mesh::ctl::ReadOptions routes;
@@ -105,11 +129,14 @@ int main(int argc, char** argv) {
   add_mesh(app, mesh_options);
   add_records(app, records);
   add_keygen(app, keygen);
-  add_roster(app, sign, show);
+  add_key(app, key_show);
+  add_roster(app, sign, show, push);
   add_token(app, token);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
@@ -122,7 +149,9 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("records")) return mesh::ctl::run_records(records);
   if (app.got_subcommand("keygen")) return mesh::ctl::run_keygen(keygen);
   if (app.got_subcommand("token")) return mesh::ctl::run_token_new(token);
+  if (app.got_subcommand("key")) return mesh::ctl::run_key_show(key_show);
   auto* roster = app.get_subcommand("roster");
   if (roster->got_subcommand("sign")) return mesh::ctl::run_roster_sign(sign);
+  if (roster->got_subcommand("push")) return mesh::ctl::run_roster_push(push);
   return mesh::ctl::run_roster_show(show);
 }

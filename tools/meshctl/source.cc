@@ -119,7 +119,13 @@ class ApiSource final : public NodeSource {
   std::string token_file_;
 };
 
-CtlResult<std::unique_ptr<NodeSource>> open_api(const SourceOptions& options) {
+}  // namespace
+
+CtlResult<ApiClientOptions> api_client_options(const SourceOptions& options) {
+  if (options.api_url.empty()) return unusable("give --api URL (a node's API: http://host:port or https://host:port)");
+  if (options.token_file.empty()) {
+    return unusable("--api needs --token-file FILE (a file with the bearer token on its first line)");
+  }
   auto url = parse_api_url(options.api_url);
   if (!url) return url.error();
   if (!url->tls && (options.insecure || !options.cacert_file.empty())) {
@@ -146,7 +152,15 @@ CtlResult<std::unique_ptr<NodeSource>> open_api(const SourceOptions& options) {
   client.token = *token;
   client.cacert_file = options.cacert_file;
   client.insecure = options.insecure;
-  return std::unique_ptr<NodeSource>(std::make_unique<ApiSource>(std::move(client), options.token_file));
+  return client;
+}
+
+namespace {
+
+CtlResult<std::unique_ptr<NodeSource>> open_api(const SourceOptions& options) {
+  auto client = api_client_options(options);
+  if (!client) return client.error();
+  return std::unique_ptr<NodeSource>(std::make_unique<ApiSource>(std::move(*client), options.token_file));
 }
 
 }  // namespace

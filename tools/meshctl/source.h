@@ -52,6 +52,11 @@ class NodeSource {
 // A store is opened read-only and held until the source is destroyed.
 CtlResult<std::unique_ptr<NodeSource>> open_source(const SourceOptions& options);
 
+// The client options for --api (the checks and warnings of open_source),
+// for commands that do more than read (roster push).
+struct ApiClientOptions;
+CtlResult<ApiClientOptions> api_client_options(const SourceOptions& options);
+
 // The API's message for a server id outside the roster.
 std::string no_server_message(const std::string& id);
 
