@@ -94,6 +94,22 @@ Bytes report_payload(std::uint32_t ok_streak = 12, bool recovered = false) {
 // (view element 5, docs/PROTOCOL.md "Report payload").
 Bytes recovered_report_payload() { return report_payload(2, true); }
 
+// A flapping node's report (self_check elements 4 and 5: 3 changes, held
+// out 40 s more) whose failure of target 2 is unanswered since 30 s before
+// the timestamp (failure element 6; docs/PROTOCOL.md "Report payload").
+Bytes flapping_unanswered_report_payload() {
+  Report report;
+  report.flapping = {3, 40'000};
+  report.metrics = {137, 24'117'248, 67'108'864, 310'000, 953'674, 12'500'000, 12'100'000, 1420,
+                    2'592'000, 412};
+  report.view.roster_version = 1;
+  report.view.results = {
+      {1, 0, 12, kTimestamp - 58'000, kTimestamp - 58'000, ProbeFailure::none},
+      {2, 3, 0, kTimestamp - 12'000, kTimestamp - 190'000, ProbeFailure::tcp_timeout, false,
+       kTimestamp - 30'000}};
+  return encode_report_payload(report, kTimestamp);
+}
+
 struct Fields {
   std::uint64_t version = kEnvelopeFormatVersion;
   std::uint64_t kind = 2;
@@ -214,6 +230,10 @@ nlohmann::json all_vectors() {
   out.push_back(ok_vector("report_recovered",
                           "report of de-fra-1 (index 0), seq 6: target 1 ok and flagged recovered",
                           kNodeSeed, RecordKind::report, "de-fra-1", 6, recovered_report_payload()));
+  out.push_back(ok_vector("report_flapping_unanswered",
+                          "report of de-fra-1 (index 0), seq 7: flapping (3 changes, 40 s held out) and "
+                          "target 2's failure unanswered since 30 s ago",
+                          kNodeSeed, RecordKind::report, "de-fra-1", 7, flapping_unanswered_report_payload()));
   return out;
 }
 
