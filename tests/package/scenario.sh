@@ -49,11 +49,31 @@ if out=$(meshnode --check-config $conf 2>&1); then fail "the unedited config pas
 grep -q "node_id" <<<"$out" || fail "the unedited config's error does not name node_id: $out"
 # The operator's steps (docs/OPERATING.md, "Per-server checklist").
 operator_key=$(meshctl keygen --out /root/operator.key | grep -oE '[0-9a-f]{64}')
-meshctl keygen --out /etc/meshnode/node.key >/dev/null
+node_key=$(meshctl keygen --out /etc/meshnode/node.key | grep -oE '[0-9a-f]{64}')
 chown meshnode:meshnode /etc/meshnode/node.key
+cat >/root/roster.toml <<ROSTER
+version = 1
+[[routes]]
+id = "eu"
+name = "Europe"
+[[servers]]
+id = "de-fra-1"
+country = "DE"
+probe = "127.0.0.1"
+sni = "www.example.com"
+gossip = "127.0.0.1"
+key = "$node_key"
+routes = ["eu"]
+ROSTER
+meshctl roster sign --key /root/operator.key --out /etc/meshnode/roster.signed /root/roster.toml
+meshctl token new --role read | tail -n 1 >>/etc/meshnode/api-tokens
+chown root:meshnode /etc/meshnode/api-tokens
+chmod 0640 /etc/meshnode/api-tokens
 sed -i -e 's/^# node_id = .*/node_id = "de-fra-1"/' \
        -e "s/^# operator_key = .*/operator_key = \"$operator_key\"/" $conf
-meshnode --check-config $conf
+# Every check passes, as the service's user (docs/OPERATING.md, step 7).
+out=$(setpriv --reuid meshnode --regid meshnode --init-groups meshnode --check-config $conf 2>&1) ||
+  fail "the filled-in config does not pass --check-config: $out"
 edited=$(md5sum <$conf)
 echo "store" >/var/lib/meshnode/data.mdb   # stands for the node's store
 chown meshnode:meshnode /var/lib/meshnode/data.mdb
