@@ -1,6 +1,6 @@
-// Scenarios 7-12 of the end-to-end suite: an unreliable witness, loss on
+// Scenarios 7-13 of the end-to-end suite: an unreliable witness, loss on
 // every link, kill -9 in a row, a roster update through the API, hostile
-// frames and replays, a partition. They run in this order (the roster update
+// frames and replays, partitions, a one-way firewall. They run in this order (the roster update
 // before the hostile scenario, which replays the roster it replaced).
 #include <doctest/doctest.h>
 
@@ -311,6 +311,66 @@ TEST_CASE("12. partitions across every country and along borders, then healed") 
   std::vector<std::uint32_t> border = of_country(f, "DE");
   border.push_back(of_country(f, "NL").front());
   split_and_heal(s, f, border, "DE+1 NL against NL+FI", duration);
+}
+
+// A stateful firewall in one country drops every connection its servers
+// open abroad, and lets those opened towards them through (issue 36, item
+// 3; docs/PROTOCOL.md §2a, "Connections"). The country's servers must still
+// be heard: they answer on the connections the others open to them. Before
+// connections were two-way their reports never left the country, and every
+// node abroad showed them no_data within stale_after.
+TEST_CASE("13. a country's firewall drops the connections it opens abroad") {
+  Fleet& f = fleet();
+  const int duration = env_seconds("MESHNODE_E2E_ONE_WAY_S", 60);
+  Scenario s("13 one-way firewall", "FI's servers stay ok everywhere for " + std::to_string(duration) +
+                                        " s; records signed 10 s before everywhere within 15 s (time: to converge)");
+  REQUIRE(settle(f, seconds(90)));
+  const auto members = f.members();
+  const std::vector<std::uint32_t> country = of_country(f, "FI");
+  std::vector<std::uint32_t> abroad;
+  for (std::uint32_t node : members) {
+    if (std::find(country.begin(), country.end(), node) == country.end()) abroad.push_back(node);
+  }
+  for (std::uint32_t node : country) {
+    f.net().set_rules(node, {{}, {"ct state new ip daddr " + address_set(abroad) + " counter drop"}});
+  }
+  Watch watch(f, members);
+  // Probes from FI fail: the servers abroad may be shown unreachable (from
+  // FI's witnesses), never FI's own.
+  for (std::uint32_t node : abroad) watch.allow(f.id(node), {"unreachable"});
+  watch.hold(seconds(duration / 2));
+  const auto converged = converge_signed(f, members, std::chrono::seconds(10),
+                                         std::chrono::milliseconds(e2e_parameters().heartbeat_interval_ms),
+                                         seconds(30), [&] { watch.poll(); });
+  watch.hold(seconds(duration - duration / 2));
+  std::size_t answered_on_theirs = 0;
+  for (std::uint32_t node : country) {
+    auto mesh = f.get(node, "/v1/mesh");
+    if (!mesh) continue;
+    for (const auto& peer : mesh->at("peers")) {
+      const auto it = std::find_if(abroad.begin(), abroad.end(), [&](std::uint32_t a) { return peer.at("id") == f.id(a); });
+      answered_on_theirs += it != abroad.end() && peer.at("connected") == true;
+    }
+  }
+  const std::uint64_t dropped = [&] {
+    std::uint64_t sum = 0;
+    for (std::uint32_t node : country) sum += dropped_packets(f, node);
+    return sum;
+  }();
+  f.net().clear_all_rules();
+  const bool back = watch.until([&](std::uint32_t, const ServerMap& m) { return every_member_ok(f, m); }, seconds(90));
+  s.expect(dropped > 0, "the firewall dropped FI's new connections abroad (" + std::to_string(dropped) + " packets)");
+  s.expect(converged.has_value() && *converged <= std::chrono::duration<double>(kHealLimit).count(),
+           "every node holds every record signed 10 s before within 15 s (" +
+               (converged ? fixed1(*converged) : std::string("not within 30 s")) + ")");
+  s.expect(answered_on_theirs > 0, "FI's nodes hold connected links abroad, on connections opened to them (" +
+                                       std::to_string(answered_on_theirs) + ")");
+  s.expect(watch.false_verdicts() == 0, "FI's servers ok everywhere, nothing unavailable (" + watch.false_text() + ")");
+  s.expect(back, "every server ok everywhere once the firewall is gone");
+  s.take(watch, false);
+  s.slowest(converged);
+  s.seen(std::to_string(answered_on_theirs) + " links abroad from FI carried by the others' connections" +
+         (converged ? ", records converged in " + fixed1(*converged) : ""));
 }
 
 }  // namespace
