@@ -73,12 +73,15 @@ class ProbeLedger {
   // assigned again after an epoch away cannot turn one failure into a vote
   // on an old streak. last_ok_ms is kept (it is a fact, not a streak).
   // A failure that starts a streak sets failing_since_ms = now_ms; every
-  // failure marks the streak answered when the target's latest report the
+  // failure marks the streak answered when a report of the target the
   // observer holds was signed at or after failing_since_ms (`heard_ms`, 0:
   // none) and reached the observer (`heard_at_ms`, its clock) no later than
   // the failed probe began (`started_ms`): the target spoke since the
   // streak began, and a probe started after we heard it still could not
-  // reach it.
+  // reach it. The agent passes the report it held when it sent the probe
+  // (so heard_at_ms = started_ms): the latest one held at the outcome may
+  // have arrived while the probe was out (a heartbeat every 2 s, a probe
+  // that times out after 3.5 s: always), and never answered a streak.
   // (A report that arrives late, when a split heals, with a probe begun
   // before it arrived, confirms nothing.) started_ms < 0: now_ms;
   // heard_at_ms < 0: heard_ms.

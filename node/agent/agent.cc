@@ -48,14 +48,6 @@ void Agent::Impl::absorb(gossip::Effects&& effects, AgentEffects& out, UnixMs no
   for (auto& erased : effects.erase) out.store.erase_records.push_back(std::move(erased));
   if (effects.roster_changed) on_roster_changed(out);
   feed_.reports_changed(effects.reports_changed);
-  if (const Roster* held = core_.roster(); held != nullptr) {
-    if (effects.roster_changed || heard_at_.size() != held->servers.size()) {
-      heard_at_.assign(held->servers.size(), -1);
-    }
-    for (std::uint32_t index : effects.reports_changed) {
-      if (index < heard_at_.size()) heard_at_[index] = now;
-    }
-  }
   const Roster* roster = core_.roster();
   if (effects.sender && roster != nullptr && *effects.sender < roster->servers.size()) {
     out.frame_sender = roster->servers[*effects.sender].id;
@@ -75,10 +67,6 @@ void Agent::Impl::watch_clock(const gossip::Effects& effects, UnixMs now) {
 UnixMs Agent::Impl::heard_ms(std::uint32_t index) const {
   const std::optional<gossip::HeldRecord> held = core_.report_of(index);
   return held ? held->envelope->timestamp_ms : 0;
-}
-
-UnixMs Agent::Impl::heard_at_ms(std::uint32_t index) const {
-  return index < heard_at_.size() && heard_at_[index] >= 0 ? heard_at_[index] : heard_ms(index);
 }
 
 void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {

@@ -40,8 +40,6 @@ class Agent::Impl {
   void note_heard(const gossip::Effects& effects, UnixMs now);
   // The timestamp of the latest report held of the server at `index` (0: none).
   UnixMs heard_ms(std::uint32_t index) const;
-  // When (this node's clock) that report arrived (its heard_ms if not known).
-  UnixMs heard_at_ms(std::uint32_t index) const;
   // Publishes the answer to a silence claim when one is due and the last
   // answer is at least change_gap() old.
   void publish_refutation(UnixMs now, AgentEffects& out);
@@ -115,9 +113,6 @@ class Agent::Impl {
   // report (it has not heard from us since its failures began): answer
   // with a report of ours, at most one per change_gap().
   bool refute_due_ = false;
-  // By roster index: when the latest report of that server arrived (-1:
-  // before this roster; the record's own timestamp stands in).
-  std::vector<UnixMs> heard_at_;
   UnixMs last_refutation_ms_ = std::numeric_limits<UnixMs>::min();
 
   // Probes.

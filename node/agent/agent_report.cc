@@ -89,8 +89,7 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   const bool first = before == nullptr;
   const verdict::TargetStreak* after =
       ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms,
-                     heard_ms(*core_.index_of(outcome.target)), was->requested_ms,
-                     heard_at_ms(*core_.index_of(outcome.target)));
+                     was->heard_ms_at_request, was->requested_ms, was->requested_ms);
   // A target's first result, or a new class or reason, may be news.
   if (first || meaning_of_streak(after) != had) meaning_dirty_ = true;
   dirty_streaks_.push_back(outcome.target);

@@ -27,6 +27,10 @@ struct ScheduledTarget {
   UnixMs next_ms = 0;               // the next probe is due then
   std::uint64_t in_flight = 0;      // probe id awaiting its outcome; 0: none
   UnixMs requested_ms = 0;          // when the probe in flight was requested
+  // The timestamp of the target's latest report held then (0: none): a
+  // failure of this probe is answered when the target had spoken since its
+  // streak began before the probe was sent (verdict/probe_ledger.h).
+  UnixMs heard_ms_at_request = 0;
   std::uint64_t reserved_bytes = 0; // volume reserved for it (node/agent/volume.h)
   bool tls = false;                 // the probe in flight includes a TLS handshake
   // TLS turns (node/agent/tls_turns.h): this node's among its compatriot

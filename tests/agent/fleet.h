@@ -91,7 +91,7 @@ class Fleet {
     Node& node = nodes[from];
     REQUIRE(node.store.apply(effects.store).ok());
     for (auto& out : effects.send) frames_.push_back({out.to, std::move(out.frame)});
-    for (const ProbeRequest& request : effects.probes) probes_.push_back({from, request});
+    for (const ProbeRequest& request : effects.probes) probes_.push_back({now + probe_duration_ms, from, request});
     if (effects.self_check_due && answer_self_checks) {
       SelfCheckOutcome outcome;
       outcome.self_check = self_check ? self_check(from) : SelfCheck{};
@@ -109,9 +109,13 @@ class Fleet {
     for (auto& [to, frame] : frames) {
       if (to < nodes.size() && !nodes[to].down) take(to, nodes[to].agent->on_frame(frame, now));
     }
-    auto probes = std::move(probes_);
-    probes_.clear();
-    for (auto& [from, request] : probes) {
+    std::vector<PendingProbe> probes;
+    std::erase_if(probes_, [&](PendingProbe& probe) {
+      if (probe.due_ms > now) return false;
+      probes.push_back(std::move(probe));
+      return true;
+    });
+    for (auto& [due_ms, from, request] : probes) {
       if (nodes[from].down) continue;
       ProbeOutcome outcome;
       outcome.probe_id = request.probe_id;
@@ -139,6 +143,9 @@ class Fleet {
   bool keep_log = false;
   bool answer_self_checks = true;  // false: no self-check answered, so no report is made
   std::uint64_t probes_answered = 0;
+  // A probe's outcome arrives at the first step at least this long after
+  // the request (a timeout takes seconds).
+  DurationMs probe_duration_ms = 1'000;
   std::function<ProbeFailure(std::uint32_t observer, const ProbeRequest&)> probe_outcome;
   std::function<SelfCheck(std::uint32_t node)> self_check;
 
@@ -146,7 +153,12 @@ class Fleet {
   Bytes roster_record_;
   std::uint64_t seed_;
   std::vector<std::pair<std::uint32_t, Bytes>> frames_;
-  std::vector<std::pair<std::uint32_t, ProbeRequest>> probes_;
+  struct PendingProbe {
+    UnixMs due_ms;
+    std::uint32_t from;
+    ProbeRequest request;
+  };
+  std::vector<PendingProbe> probes_;
 };
 
 }  // namespace mesh::agent::testing

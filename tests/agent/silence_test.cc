@@ -132,6 +132,36 @@ TEST_CASE("a living target that cannot be reached: the failure is answered withi
   CHECK_FALSE(in_rotation(e, "s4"));
 }
 
+// Found with real daemons (tests/e2e scenario 2, 2 s reports, probes that
+// time out after 3.5 s): a report arrives while every failing probe is out,
+// and reading "the latest report arrived before the probe began" at the
+// outcome never answered the streak: a country's IP block was never a
+// verdict. The report held when the probe was sent is what counts.
+TEST_CASE("a living target that reports faster than a probe times out: the failure is answered") {
+  Roster roster = small_roster(5);
+  roster.params.heartbeat_interval_ms = 2'000;
+  roster.params.probe_interval_ms = 2'000;
+  Fleet fleet(5, roster);
+  fleet.probe_duration_ms = 4'000;
+  fleet.run_for(40'000);
+  const std::vector<std::uint32_t> witnesses = witnesses_of(fleet, 4);
+  REQUIRE(witnesses.size() >= 2);
+  fleet.probe_outcome = [](std::uint32_t, const ProbeRequest& request) {
+    return request.target == "s4" ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  fleet.run_for(30'000);
+  for (std::uint32_t w : witnesses) {
+    CAPTURE(w);
+    const verdict::TargetStreak* streak = fleet.agent(w).ledger().find("s4");
+    REQUIRE(streak != nullptr);
+    CHECK(streak->fail_streak >= 3);
+    CHECK(streak->answered);
+  }
+  const verdict::Evaluation e = fleet.agent(0).evaluate(fleet.now);
+  CHECK(verdict_of(e, "s4").status == verdict::ServerStatus::unreachable);
+  CHECK_FALSE(in_rotation(e, "s4"));
+}
+
 TEST_CASE("a witness's silence claim is refuted by the target at once, once per change gap") {
   Fleet fleet(5, small_roster(5));
   fleet.run_for(40'000);
