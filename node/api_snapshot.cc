@@ -66,10 +66,14 @@ void add_counters(api::MetricsInput& metrics, const SnapshotInputs& in) {
   drop("outbox_full", core.outbox_dropped);
   if (in.transport != nullptr) {
     const TransportCounters& t = in.transport->counters;
+    metrics.inbound_unauthenticated = in.transport->inbound_unauthenticated;
+    metrics.inbound_members = in.transport->inbound_connections - in.transport->inbound_unauthenticated;
     drop("transport_queue_full", t.frames_dropped_queue_full);
     drop("transport_oversize", t.frames_oversize);
     drop("transport_read_timeout", t.frames_read_timeout);
     drop("transport_inbound_refused", t.inbound_refused);
+    drop("transport_inbound_evicted", t.inbound_evicted);
+    drop("transport_inbound_unauthenticated", t.inbound_unauthenticated_closed);
   }
   drop("volume_cap", in.agent->volume().frames_refused);
   if (in.probes != nullptr) in.probes->fill(metrics);

@@ -221,6 +221,11 @@ void Daemon::on_tick() {
                 {{"shed", std::to_string(note->shed)}});
     }
   }
+  // The same for the gossip port (docs/PROTOCOL.md §2a, "Who may hold a
+  // connection").
+  if (auto line = transport_->shedding_change(wall_now())) {
+    log_event(line->started ? LogLevel::warn : LogLevel::info, "gossip", line->message);
+  }
   if (wall_now() >= next_status_log_ms_) {
     next_status_log_ms_ = wall_now() + kStatusLogIntervalMs;
     log_status();

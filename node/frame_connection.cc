@@ -28,7 +28,8 @@ void count_close(AtomicTransportCounters& counters, CloseReason reason) {
       return count(counters.connections_timed_out);
     case CloseReason::oversize: return count(counters.frames_oversize);
     case CloseReason::read_timeout: return count(counters.frames_read_timeout);
-    case CloseReason::silent: return count(counters.inbound_silent_closed);
+    case CloseReason::unauthenticated: return count(counters.inbound_unauthenticated_closed);
+    case CloseReason::evicted: return count(counters.inbound_evicted);
     case CloseReason::write_timeout: return count(counters.frames_write_timeout);
     case CloseReason::idle: return count(counters.connections_idle_closed);
     case CloseReason::retired:
@@ -45,6 +46,7 @@ FrameConnection::FrameConnection(boost::asio::ip::tcp::socket socket,
       read_timer_(socket_.get_executor()),
       write_timer_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
+      auth_timer_(socket_.get_executor()),
       context_(std::move(context)),
       handlers_(std::move(handlers)),
       inbound_(inbound),
@@ -53,7 +55,10 @@ FrameConnection::FrameConnection(boost::asio::ip::tcp::socket socket,
 void FrameConnection::start(bool inbound) {
   ErrorCode ignored;
   socket_.set_option(boost::asio::ip::tcp::no_delay(true), ignored);
-  if (inbound) arm_read_deadline(CloseReason::silent);
+  if (inbound) {
+    auth_timer_.expires_after(ms(context_->settings.auth_timeout_ms));
+    auth_timer_.async_wait([self = shared_from_this()](const ErrorCode& error) { self->on_auth_deadline(error); });
+  }
   do_idle_wait();
   do_read_prefix();
 }
@@ -70,6 +75,7 @@ void FrameConnection::post_adopt(Handlers writer) {
     }
     self->writer_ = std::move(writer);
     self->inbound_ = 0;
+    self->auth_timer_.cancel();
     // As on a connection this node opens: data we write that goes
     // unacknowledged breaks the connection, and the path counts as failed.
     using UserTimeout = boost::asio::detail::socket_option::integer<IPPROTO_TCP, TCP_USER_TIMEOUT>;
@@ -94,6 +100,7 @@ void FrameConnection::close(CloseReason reason) {
   read_timer_.cancel();
   write_timer_.cancel();
   idle_timer_.cancel();
+  auth_timer_.cancel();
   count_close(context_->counters, reason);
   auto on_closed = std::move(handlers_.on_closed);
   auto writer_closed = std::move(writer_.on_closed);
@@ -230,6 +237,13 @@ void FrameConnection::on_write_deadline(const ErrorCode& error, std::uint64_t wr
   if (error == boost::asio::error::operation_aborted) return;
   if (!open_ || !writing_ || write_index != writes_done_) return;
   close(CloseReason::write_timeout);
+}
+
+// --- authentication --------------------------------------------------------
+
+void FrameConnection::on_auth_deadline(const ErrorCode& error) {
+  if (error == boost::asio::error::operation_aborted || !open_) return;
+  if (inbound_ != 0) close(CloseReason::unauthenticated);  // still not adopted
 }
 
 // --- idle ------------------------------------------------------------------

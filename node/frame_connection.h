@@ -12,7 +12,8 @@
 // that really arrived, never the announced size. The next frame is read only
 // after the daemon took this one (TransportContext::deliver).
 // Deadlines: a frame started must finish within read_timeout_ms; an
-// accepted connection must deliver its first frame within read_timeout_ms;
+// accepted connection must be adopted (carry a member's frame) within
+// auth_timeout_ms;
 // a write must finish within write_timeout_ms; with no whole frame either
 // way for idle_timeout_ms the connection closes.
 // Adoption: an accepted connection whose frames a member sealed is handed
@@ -41,7 +42,8 @@ enum class CloseReason {
   timed_out,      // data unacknowledged for user_timeout_ms (ETIMEDOUT), or the host unreachable
   oversize,       // a prefix announced 0 or more than frame_bytes_max
   read_timeout,   // a frame started did not finish within read_timeout_ms
-  silent,         // an accepted connection sent no whole frame within read_timeout_ms
+  unauthenticated,  // an accepted connection carried no member's frame within auth_timeout_ms
+  evicted,        // an unauthenticated accepted connection gave its place to a newcomer
   write_timeout,  // a write did not finish within write_timeout_ms
   idle,           // no whole frame either way for idle_timeout_ms
   retired,        // the owner closed it (retain_peers, endpoint gone)
@@ -72,7 +74,7 @@ class FrameConnection : public std::enable_shared_from_this<FrameConnection> {
                   Handlers handlers, InboundId inbound = 0);
 
   // Starts the read loop and the idle deadline. `inbound`: an accepted
-  // connection, which must deliver its first frame within read_timeout_ms.
+  // connection, which must be adopted within auth_timeout_ms.
   void start(bool inbound);
   // start() from any thread (posted to the strand).
   void post_start(bool inbound);
@@ -116,12 +118,14 @@ class FrameConnection : public std::enable_shared_from_this<FrameConnection> {
   void on_write_deadline(const ErrorCode& error, std::uint64_t write_index);
   void do_idle_wait();
   void on_idle_deadline(const ErrorCode& error);
+  void on_auth_deadline(const ErrorCode& error);
   void on_io_error(const ErrorCode& error);
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer read_timer_;
   boost::asio::steady_timer write_timer_;
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer auth_timer_;  // an accepted connection not adopted yet
   std::shared_ptr<TransportContext> context_;
   Handlers handlers_;
   Handlers writer_;                    // the adopting PeerLink's, once adopted

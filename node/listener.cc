@@ -1,6 +1,7 @@
 // The accepting side of the gossip transport (node/listener.h).
 #include "node/listener.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -16,7 +17,9 @@ Listener::Listener(std::shared_ptr<TransportContext> context)
     : context_(std::move(context)),
       strand_(boost::asio::make_strand(context_->io)),
       acceptor_(strand_),
-      retry_timer_(strand_) {}
+      retry_timer_(strand_),
+      admission_(InboundLimits{context_->settings.inbound_connections_max,
+                               std::max<std::size_t>(1, context_->settings.inbound_unauthenticated_per_source_max)}) {}
 
 Result<Endpoint, TransportError> Listener::open() {
   const Endpoint& listen = context_->settings.listen;
@@ -61,9 +64,12 @@ void Listener::on_stop() {
   ErrorCode ignored;
   acceptor_.close(ignored);
   retry_timer_.cancel();
-  for (auto& [id, session] : sessions_) session->post_close(CloseReason::stopped);
+  for (auto& [id, session] : sessions_) {
+    session->post_close(CloseReason::stopped);
+    admission_.closed(id);
+  }
   sessions_.clear();
-  session_count_ = 0;
+  update_counts();
 }
 
 void Listener::do_accept() {
@@ -93,20 +99,51 @@ void Listener::on_accept_retry(const ErrorCode& error) {
   do_accept();
 }
 
-// At the bound the newcomer is refused: the transport cannot tell a member
-// from an attacker (frames are checked by the core), and evicting an open
-// connection would let a flood of new ones push out members.
+namespace {
+
+InboundSource source_of(const boost::asio::ip::tcp::socket& socket) {
+  boost::system::error_code error;
+  const auto remote = socket.remote_endpoint(error);
+  if (error) return InboundSource{};  // gone already: its reads fail at once
+  const auto address = remote.address();
+  if (address.is_v4()) return inbound_source_v4(address.to_v4().to_uint());
+  return inbound_source_v6(address.to_v6().to_bytes());
+}
+
+}  // namespace
+
+// Every newcomer is served unless every place is a member's: when a source
+// or the table is full, an unauthenticated connection gives way
+// (node/inbound_admission.h), so an outsider's connections cannot keep a
+// member out.
 void Listener::admit(boost::asio::ip::tcp::socket socket) {
-  if (sessions_.size() >= context_->settings.inbound_connections_max) {
+  const std::uint64_t id = ++next_session_id_;
+  const InboundDecision decision = admission_.admit(id, source_of(socket));
+  if (!decision.admitted()) {
     count(context_->counters.inbound_refused);
     ErrorCode ignored;
     socket.close(ignored);
     return;
   }
+  if (decision.outcome == InboundDecision::Outcome::admitted_source_full) {
+    count(context_->counters.inbound_source_full);
+  }
+  if (decision.evict) {
+    auto it = sessions_.find(*decision.evict);
+    if (it != sessions_.end()) {
+      it->second->post_close(CloseReason::evicted);
+      sessions_.erase(it);
+    }
+  }
   count(context_->counters.connections_accepted);
-  const std::uint64_t id = ++next_session_id_;
-  // on_closed runs on the session's strand; the registry lives on ours.
+  // The handlers run on the session's strand; the registry lives on ours.
   FrameConnection::Handlers handlers{
+      .on_read = [weak = weak_from_this(), strand = strand_, id, first = true]() mutable {
+        if (!std::exchange(first, false)) return;
+        boost::asio::post(strand, [weak, id] {
+          if (auto self = weak.lock()) self->on_session_heard(id);
+        });
+      },
       .on_closed = [weak = weak_from_this(), strand = strand_, id](CloseReason) {
         boost::asio::post(strand, [weak, id] {
           if (auto self = weak.lock()) self->on_session_closed(id);
@@ -114,20 +151,31 @@ void Listener::admit(boost::asio::ip::tcp::socket socket) {
       }};
   auto session = std::make_shared<FrameConnection>(std::move(socket), context_, std::move(handlers), id);
   sessions_.emplace(id, session);
-  session_count_ = sessions_.size();
+  update_counts();
   session->post_start(/*inbound=*/true);
 }
 
 void Listener::adopt(InboundId id, std::shared_ptr<PeerLink> link) {
   boost::asio::post(strand_, [self = shared_from_this(), id, link = std::move(link)] {
     auto it = self->sessions_.find(id);
-    if (it != self->sessions_.end()) link->adopt(it->second);
+    if (it == self->sessions_.end()) return;
+    self->admission_.authenticated(id);
+    self->update_counts();
+    link->adopt(it->second);
   });
 }
 
+void Listener::on_session_heard(std::uint64_t id) { admission_.heard(id); }
+
 void Listener::on_session_closed(std::uint64_t id) {
   sessions_.erase(id);
+  admission_.closed(id);
+  update_counts();
+}
+
+void Listener::update_counts() {
   session_count_ = sessions_.size();
+  unauthenticated_count_ = admission_.unauthenticated_count();
 }
 
 }  // namespace mesh::node

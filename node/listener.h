@@ -1,6 +1,7 @@
 // The accepting side of the gossip transport (internal to node/transport*):
 // the listening socket and the accepted connections, at most
-// inbound_connections_max at once. docs/PROTOCOL.md, "2a. Transport".
+// inbound_connections_max at once, kept or let go by the rules of
+// node/inbound_admission.h. docs/PROTOCOL.md, "2a. Transport".
 //
 // Threading: open() runs once, before start(), on the caller's thread;
 // start(), stop() and connections() may be called from any thread; the
@@ -21,6 +22,7 @@
 
 #include "common/result.h"
 #include "node/frame_connection.h"
+#include "node/inbound_admission.h"
 #include "node/peer_link.h"
 #include "node/transport_context.h"
 
@@ -44,8 +46,9 @@ class Listener : public std::enable_shared_from_this<Listener> {
   // Stops accepting and closes every accepted connection. Idempotent.
   void stop();
 
-  // Accepted connections open now.
+  // Accepted connections open now, and of those the unauthenticated ones.
   std::size_t connections() const { return session_count_.load(std::memory_order_relaxed); }
+  std::size_t unauthenticated() const { return unauthenticated_count_.load(std::memory_order_relaxed); }
 
   // Hands the accepted connection `id`, still open, to `link` (the member
   // whose sealed frame it carried): PeerLink::adopt. Any thread.
@@ -58,7 +61,9 @@ class Listener : public std::enable_shared_from_this<Listener> {
   void on_accept(const ErrorCode& error, boost::asio::ip::tcp::socket socket);
   void on_accept_retry(const ErrorCode& error);
   void admit(boost::asio::ip::tcp::socket socket);
+  void on_session_heard(std::uint64_t id);
   void on_session_closed(std::uint64_t id);
+  void update_counts();
   void on_stop();
 
   std::shared_ptr<TransportContext> context_;
@@ -71,7 +76,9 @@ class Listener : public std::enable_shared_from_this<Listener> {
   std::uint64_t next_session_id_ = 0;
   // Accepted connections still open, by a serial id (they unregister on close).
   std::unordered_map<std::uint64_t, std::shared_ptr<FrameConnection>> sessions_;
+  InboundAdmission admission_;
   std::atomic<std::size_t> session_count_{0};  // sessions_.size(), for any thread
+  std::atomic<std::size_t> unauthenticated_count_{0};
 };
 
 }  // namespace mesh::node

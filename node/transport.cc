@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "common/rng.h"
+#include "common/shed_watch.h"
 #include "node/listener.h"
 #include "node/peer_link.h"
 #include "node/transport_context.h"
@@ -48,6 +49,7 @@ struct Transport::Impl {
   std::shared_ptr<Listener> listener;
   std::map<ServerId, std::shared_ptr<PeerLink>> links;  // bounded by peer_links_max
   std::optional<std::chrono::steady_clock::time_point> last_retry;  // retry_now()
+  ShedWatch shed_watch;  // shedding_change()
 
   // The link to `peer`, made when missing; null at peer_links_max.
   std::shared_ptr<PeerLink> link_to(const ServerId& peer, const Endpoint& to);
@@ -139,7 +141,23 @@ TransportStats Transport::stats() const {
   out.counters = impl_->context->counters.snapshot();
   for (const auto& [peer, link] : impl_->links) out.peers.push_back(link->stats());
   out.inbound_connections = impl_->listener->connections();
+  out.inbound_unauthenticated = impl_->listener->unauthenticated();
   return out;
+}
+
+std::optional<Transport::SheddingLine> Transport::shedding_change(UnixMs now) {
+  const TransportCounters c = impl_->context->counters.snapshot();
+  const auto change = impl_->shed_watch.update(c.inbound_evicted + c.inbound_refused, now);
+  if (!change) return std::nullopt;
+  if (!change->started) {
+    return SheddingLine{false, "gossip: no inbound connection shed for " + std::to_string(kShedQuietMs / 1000) +
+                                   " s (" + std::to_string(change->shed) + " shed since start)"};
+  }
+  return SheddingLine{true, "gossip: shedding inbound connections that carry no member's frame, so members keep their places (" +
+         std::to_string(c.inbound_evicted) + " evicted, " + std::to_string(c.inbound_source_full) +
+         " of them by a newcomer of their own source; " + std::to_string(c.inbound_refused) +
+         " refused with every place a member's; " + std::to_string(impl_->listener->unauthenticated()) + " of " +
+         std::to_string(impl_->listener->connections()) + " accepted connections unauthenticated now)"};
 }
 
 }  // namespace mesh::node

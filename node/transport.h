@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/bytes.h"
@@ -109,6 +111,16 @@ class Transport {
 
   // Counters and the per-peer links (sorted by peer id).
   TransportStats stats() const;
+
+  // When the listener began to shed inbound connections (evict or refuse
+  // them: node/inbound_admission.h) since the last call, or has shed none
+  // for kShedQuietMs after shedding: the line for the daemon's log. `now`
+  // is the daemon's clock.
+  struct SheddingLine {
+    bool started = false;  // it began to shed (a warning); false: it stopped
+    std::string message;
+  };
+  std::optional<SheddingLine> shedding_change(UnixMs now);
 
  private:
   struct Impl;

@@ -24,8 +24,11 @@ struct TransportSettings {
   std::string source_address;       // IP literal outgoing connections bind to; "" = any
   DurationMs connect_timeout_ms = 5'000;   // resolve + connect of one attempt; then backoff
   DurationMs idle_timeout_ms = 300'000;    // no whole frame either way this long: close
-  DurationMs read_timeout_ms = 30'000;     // a frame started must be read whole within this (slowloris);
-                                           // an accepted connection must deliver its first frame within it
+  DurationMs read_timeout_ms = 30'000;     // a frame started must be read whole within this (slowloris)
+  // An accepted connection must carry a frame that opens as a member's
+  // (the daemon adopts it) within this, or it is closed: an outsider's
+  // connection, whatever it sends, holds a place for seconds.
+  DurationMs auth_timeout_ms = 5'000;
   DurationMs write_timeout_ms = 30'000;    // a frame handed to the socket must be written within this
   // TCP_USER_TIMEOUT of the connections frames are written on (ours, and a
   // peer's once adopted): data written and not acknowledged this long
@@ -35,7 +38,13 @@ struct TransportSettings {
   std::size_t queue_bytes_max = 8u << 20;  // per peer; at the bound new frames are dropped and counted
   DurationMs backoff_min_ms = 1'000;       // reconnect delay after the first failure: [min, 2 min]
   DurationMs backoff_max_ms = 60'000;      // ceiling of the exponential backoff
-  std::size_t inbound_connections_max = 512;  // accepted connections at once; beyond: refused, counted
+  // Accepted connections at once. When full, a newcomer takes the place of
+  // an unauthenticated one (node/inbound_admission.h); refused only when
+  // every connection is a member's.
+  std::size_t inbound_connections_max = 512;
+  // Unauthenticated accepted connections of one source (an IPv4 address,
+  // an IPv6 /64); a newcomer beyond it takes the place of one of its own.
+  std::size_t inbound_unauthenticated_per_source_max = 8;
   std::size_t peer_links_max = kRosterServersMax;  // outgoing links at once; beyond: frame dropped, counted
   std::size_t frame_bytes_max = gossip::kFrameBytesMax;  // larger (or empty) announced frames close the connection
 };
@@ -68,8 +77,10 @@ enum class TransportError {
   X(connect_timeouts)             /* of those, attempts abandoned at connect_timeout_ms */    \
   X(connections_opened)           /* outgoing connections established */                       \
   X(connections_accepted)         /* inbound connections accepted and served */               \
-  X(inbound_refused)              /* inbound connections closed at once: inbound_connections_max open */ \
-  X(inbound_silent_closed)        /* accepted connections closed: no whole frame within read_timeout_ms */ \
+  X(inbound_refused)              /* inbound connections closed at once: inbound_connections_max open, all members' */ \
+  X(inbound_evicted)              /* unauthenticated connections closed to give their place to a newcomer */ \
+  X(inbound_source_full)          /* of those, because the newcomer's source held its unauthenticated maximum */ \
+  X(inbound_unauthenticated_closed) /* accepted connections closed: no member's frame within auth_timeout_ms */ \
   X(connections_idle_closed)      /* closed after idle_timeout_ms with no frame either way */ \
   X(connections_closed_by_peer)   /* the other side closed (EOF) */                           \
   X(connections_closed_error)     /* a read, write or socket error closed the connection */   \
@@ -111,6 +122,7 @@ struct TransportStats {
   TransportCounters counters;
   std::vector<PeerLinkStats> peers;  // sorted by peer id
   std::size_t inbound_connections = 0;
+  std::size_t inbound_unauthenticated = 0;  // of those, not (yet) carrying a member's frame
 };
 
 }  // namespace mesh::node

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "common/shed_watch.h"
 #include "common/time.h"
 #include "record/envelope.h"
 
@@ -21,8 +22,8 @@ inline constexpr std::size_t kConnectionsPerAddressMax = 32;        // more from
 // long before the next, instead of spinning on the backlog.
 inline constexpr DurationMs kAcceptPauseMs = 100;
 // The daemon logs when the API starts to shed connections, and when it has
-// shed none for this long.
-inline constexpr DurationMs kSheddingQuietMs = 60'000;
+// shed none for this long (common/shed_watch.h).
+inline constexpr DurationMs kSheddingQuietMs = kShedQuietMs;
 // A request refused before its body was read (413, 431, 400): what the
 // client still sends is read and dropped this long, or this much, before
 // the close, so that the close does not reset the answer away.

@@ -98,6 +98,10 @@ void gossip(Writer& w, const MetricsInput& m) {
   w.family("meshnode_gossip_bytes_total", "counter", "Gossip frame bytes sent and received.");
   w.sample("meshnode_gossip_bytes_total", label("direction", "sent"), m.bytes_sent);
   w.sample("meshnode_gossip_bytes_total", label("direction", "received"), m.bytes_received);
+  w.family("meshnode_gossip_inbound_connections", "gauge",
+           "Accepted gossip connections open: a member's (its frame opened on it), or unauthenticated yet.");
+  w.sample("meshnode_gossip_inbound_connections", label("state", "member"), m.inbound_members);
+  w.sample("meshnode_gossip_inbound_connections", label("state", "unauthenticated"), m.inbound_unauthenticated);
   w.family("meshnode_gossip_drops_total", "counter", "Frames and records dropped, by reason.");
   for (const auto& [reason, count] : m.drops) w.sample("meshnode_gossip_drops_total", label("reason", reason), count);
 }

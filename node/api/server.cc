@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/shed_watch.h"
 #include "node/api/admission.h"
 #include "node/api/session.h"
 #include "node/api/tls_library.h"
@@ -181,10 +182,7 @@ struct ApiServer::Impl : std::enable_shared_from_this<ApiServer::Impl> {
   Tcp::acceptor acceptor;
   boost::asio::steady_timer pause_timer;  // after an accept that ran out of resources
   std::optional<boost::asio::ssl::context> tls;
-  // shedding_change(), on the caller's one thread.
-  std::uint64_t shed_seen = 0;
-  bool shedding = false;
-  UnixMs last_shed_ms = 0;
+  ShedWatch shed_watch;  // shedding_change(), on the caller's one thread
 };
 
 namespace {
@@ -285,13 +283,10 @@ ApiServerStats ApiServer::stats() const { return server_stats(*impl_->core); }
 std::optional<SheddingNote> ApiServer::shedding_change(UnixMs now) {
   Impl& impl = *impl_;
   const ApiServerStats stats = server_stats(*impl.core);
-  const std::uint64_t shed = stats.shed();
-  const bool more = shed > impl.shed_seen;
-  impl.shed_seen = shed;
-  if (more) impl.last_shed_ms = now;
-  if (more && !impl.shedding) {
-    impl.shedding = true;
-    return SheddingNote{true, shed,
+  const std::optional<ShedChange> change = impl.shed_watch.update(stats.shed(), now);
+  if (!change) return std::nullopt;
+  if (change->started) {
+    return SheddingNote{true, change->shed,
                         "panel API: shedding connections to stay available (" +
                             std::to_string(stats.connections_refused) + " refused at the cap, " +
                             std::to_string(stats.connections_refused_address) + " over the cap of their address, " +
@@ -299,13 +294,9 @@ std::optional<SheddingNote> ApiServer::shedding_change(UnixMs now) {
                             std::to_string(stats.connections_trusted) + " of " +
                             std::to_string(stats.connections_open) + " open connections hold a valid token)"};
   }
-  if (!more && impl.shedding && now - impl.last_shed_ms >= kSheddingQuietMs) {
-    impl.shedding = false;
-    return SheddingNote{false, shed,
-                        "panel API: no connection shed for " + std::to_string(kSheddingQuietMs / 1000) + " s (" +
-                            std::to_string(shed) + " shed since start)"};
-  }
-  return std::nullopt;
+  return SheddingNote{false, change->shed,
+                      "panel API: no connection shed for " + std::to_string(kSheddingQuietMs / 1000) + " s (" +
+                          std::to_string(change->shed) + " shed since start)"};
 }
 
 bool ApiServer::tls() const { return impl_->tls.has_value(); }

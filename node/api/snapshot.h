@@ -67,6 +67,8 @@ struct MetricsInput {
   std::array<double, 2> duration_sum_s{};
   std::array<std::uint64_t, 2> duration_count{};
   std::uint64_t frames_sent = 0, frames_received = 0, bytes_sent = 0, bytes_received = 0;
+  // Accepted gossip connections open now: members' (adopted) and not yet.
+  std::uint64_t inbound_members = 0, inbound_unauthenticated = 0;
   std::vector<std::pair<std::string, std::uint64_t>> drops;  // reason -> count
 };
 

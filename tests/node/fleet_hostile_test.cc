@@ -2,11 +2,16 @@
 // the node under attack keeps gossiping and its verdicts keep moving.
 #include <doctest/doctest.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <random>
+#include <thread>
 
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/net_util.h"
@@ -73,6 +78,115 @@ TEST_CASE("a node under garbage, stalled and idle connections keeps up with its 
   fleet.start_service(3);
   CHECK(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n4", "ok"); }, seconds(40)));
   CHECK(fleet.daemon_running(0));
+}
+
+// An outsider that holds `per_target` idle connections on each target's
+// gossip port from `sources` addresses (127.200.0.1, ...), and re-opens
+// each one the node closes, until destroyed.
+class ConnectionFlood {
+ public:
+  ConnectionFlood(std::vector<std::string> targets, std::uint16_t port, std::size_t per_target, std::size_t sources)
+      : targets_(std::move(targets)), port_(port), per_target_(per_target), sources_(sources) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~ConnectionFlood() {
+    stop_ = true;
+    thread_.join();
+    for (auto& slot : slots_) ::close(slot.fd);
+  }
+  std::uint64_t opened() const { return opened_.load(); }
+
+ private:
+  struct Slot {
+    int fd = -1;
+    std::size_t target = 0;
+  };
+  int open_one(std::size_t target, std::size_t index) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return -1;
+    const std::size_t source = index % sources_;
+    sockaddr_in from = loopback_address(
+        "127.200." + std::to_string(source / 250) + "." + std::to_string(source % 250 + 1), 0);
+    (void)::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from);
+    sockaddr_in to = loopback_address(targets_[target], port_);
+    (void)::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to);  // EINPROGRESS
+    ++opened_;
+    return fd;
+  }
+  void run() {
+    for (std::size_t t = 0; t < targets_.size(); ++t) {
+      for (std::size_t k = 0; k < per_target_; ++k) slots_.push_back(Slot{open_one(t, k), t});
+    }
+    std::vector<pollfd> polled(slots_.size());
+    std::size_t reopened = 0;
+    while (!stop_) {
+      for (std::size_t k = 0; k < slots_.size(); ++k) polled[k] = pollfd{slots_[k].fd, POLLIN, 0};
+      if (::poll(polled.data(), polled.size(), 100) <= 0) continue;
+      for (std::size_t k = 0; k < slots_.size(); ++k) {
+        if (slots_[k].fd >= 0 && (polled[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        char byte;
+        if (slots_[k].fd >= 0 && ::recv(slots_[k].fd, &byte, 1, MSG_DONTWAIT) > 0) continue;
+        ::close(slots_[k].fd);  // closed by the node (or never connected): again
+        slots_[k].fd = open_one(slots_[k].target, ++reopened);
+      }
+    }
+  }
+
+  std::vector<std::string> targets_;
+  std::uint16_t port_;
+  std::size_t per_target_, sources_;
+  std::vector<Slot> slots_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> opened_{0};
+  std::thread thread_;
+};
+
+void raise_open_files_limit(rlim_t wanted) {
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = std::min(limit.rlim_max, std::max(limit.rlim_cur, wanted));
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+bool records_converged(const DaemonFleet& fleet) {
+  const auto first = fleet.records(0);
+  for (std::uint32_t i = 1; i < fleet.size(); ++i) {
+    if (fleet.records(i) != first) return false;
+  }
+  return true;
+}
+
+// docs/PROTOCOL.md §2a, "Who may hold a connection". The finding: an
+// outsider holding ~515 idle connections on two nodes' gossip ports,
+// re-opening each one closed, kept a restarting third node no_data at
+// every node for the whole flood.
+TEST_CASE("an outsider's idle connections cannot keep a restarting member out") {
+  raise_open_files_limit(8'192);
+  DaemonFleet fleet(3, 48);  // as found: n3 has no other member to relay for it
+  fleet.start_all();
+  INFO("logs in " << fleet.dir());
+  REQUIRE(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n3", "ok"); }, seconds(60)));
+
+  for (const std::size_t per_target : {std::size_t{600}, std::size_t{2'000}}) {
+    CAPTURE(per_target);
+    ConnectionFlood flood({fleet.address(0), fleet.address(1)}, fleet.gossip_port(), per_target, 200);
+    REQUIRE(DaemonFleet::wait([&] { return flood.opened() >= 2 * per_target; }, seconds(20)));
+    fleet.kill_daemon(2);
+    REQUIRE(DaemonFleet::wait([&] { return fleet.all_show({0, 1}, "n3", "no_data"); }, seconds(30)));
+    const auto restarted = std::chrono::steady_clock::now();
+    fleet.start_daemon(2);
+    // The time it needs without any flood: a few heartbeats (2 s each here).
+    CHECK(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n3", "ok"); }, seconds(20)));
+    MESSAGE("n3 ok everywhere "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - restarted)
+                   .count()
+            << " ms after its restart, under " << per_target << " connections on each of n1 and n2 ("
+            << flood.opened() << " opened)");
+    CHECK(DaemonFleet::wait([&] { return records_converged(fleet); }, seconds(20)));
+  }
+  CHECK(fleet.log_text(0).find("shedding inbound connections") != std::string::npos);
+  CHECK(fleet.daemon_running(0));
+  CHECK(fleet.daemon_running(1));
 }
 
 }  // namespace

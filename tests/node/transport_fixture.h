@@ -58,6 +58,7 @@ inline TransportSettings test_settings() {
   settings.connect_timeout_ms = 2'000;
   settings.idle_timeout_ms = 10'000;
   settings.read_timeout_ms = 5'000;
+  settings.auth_timeout_ms = 60'000;  // tests that adopt nothing keep their connections
   settings.write_timeout_ms = 5'000;
   settings.backoff_min_ms = 50;
   settings.backoff_max_ms = 400;

@@ -103,61 +103,86 @@ TEST_CASE("a client stalling mid-frame is closed after read_timeout; others are 
   CHECK(setup.b.received.size() == 25);
 }
 
-TEST_CASE("silent and idle clients are closed by their deadlines") {
+TEST_CASE("unauthenticated clients are closed at the auth deadline, heard or not; an adopted one only when idle") {
   TransportSettings settings = test_settings();
-  settings.read_timeout_ms = 300;  // the first frame of an accepted connection, too
-  settings.idle_timeout_ms = 600;
+  settings.auth_timeout_ms = 300;  // a member's first frame is adopted at once
+  settings.idle_timeout_ms = 900;
   HostileSetup setup(settings);
   auto& io = setup.io;
 
   RawClient silent(io, setup.b.address);  // connects and says nothing
   silent.watch_close();
-  RawClient idler(io, setup.b.address);   // one good frame, then nothing
-  idler.watch_close();
+  RawClient talker(io, setup.b.address);  // one frame the core never adopts
+  talker.watch_close();
   const Bytes frame = test_frame(9);
-  idler.send_prefix(static_cast<std::uint32_t>(frame.size()));
-  idler.send(frame);
+  talker.send_prefix(static_cast<std::uint32_t>(frame.size()));
+  talker.send(frame);
 
-  REQUIRE(run_until(io, [&] { return silent.closed && idler.closed; }));
-  const TransportCounters counters = setup.b.counters();
-  CHECK(counters.inbound_silent_closed == 1);
-  CHECK(counters.connections_idle_closed == 1);
+  REQUIRE(run_until(io, [&] { return silent.closed && talker.closed; }));
+  CHECK(setup.b.counters().inbound_unauthenticated_closed == 2);
+  CHECK(setup.b.counters().connections_idle_closed == 0);
   REQUIRE(setup.b.received.size() == 1);  // a frame is a frame: the core judges it
   CHECK(setup.b.received[0] == frame);
+
+  // A connection adopted on its first frame outlives the auth deadline and is
+  // closed only by the idle one.
+  RawClient member(io, setup.b.address);
+  member.watch_close();
+  const Bytes hello = test_frame(10);
+  member.send_prefix(static_cast<std::uint32_t>(hello.size()));
+  member.send(hello);
+  REQUIRE(run_until(io, [&] { return setup.b.received.size() == 2; }));
+  REQUIRE(setup.b.inbound_ids.back() != 0);
+  setup.b.transport.adopt(setup.b.inbound_ids.back(), "m", Endpoint{"127.0.0.1", 1});
+  run_for(io, std::chrono::milliseconds(500));
+  CHECK_FALSE(member.closed);
+  CHECK(setup.b.transport.stats().inbound_unauthenticated == 0);
+  REQUIRE(run_until(io, [&] { return member.closed; }));
+  CHECK(setup.b.counters().connections_idle_closed == 1);
+  CHECK(setup.b.counters().inbound_unauthenticated_closed == 2);
 }
 
-TEST_CASE("connections beyond inbound_connections_max are refused and counted; good peers served") {
+TEST_CASE("a flood of unauthenticated connections evicts its own, never a member; refused only when all are members") {
   TransportSettings settings = test_settings();
   settings.inbound_connections_max = 4;
-  settings.read_timeout_ms = 60'000;  // the silent ones stay for the whole test
+  settings.inbound_unauthenticated_per_source_max = 8;  // one source may fill the table
   HostileSetup setup(settings);
   auto& io = setup.io;
-  REQUIRE(setup.good_peer_served(1));  // the good peer holds one slot
 
+  // The flood fills the table and goes on: each newcomer evicts the oldest.
   std::vector<std::unique_ptr<RawClient>> flood;
   for (int i = 0; i < 10; ++i) {
     flood.push_back(std::make_unique<RawClient>(io, setup.b.address));
     flood.back()->watch_close();
   }
-  REQUIRE(run_until(io, [&] { return setup.b.counters().inbound_refused == 7; }));
   const auto closed = [&] {
     return std::count_if(flood.begin(), flood.end(), [](const auto& client) { return client->closed; });
   };
-  REQUIRE(run_until(io, [&] { return closed() == 7; }));
-  // The first three were accepted (kernel accept order) and are still open.
-  for (int i = 0; i < 3; ++i) CHECK_FALSE(flood[i]->closed);
-  CHECK(setup.b.transport.stats().inbound_connections == 4);
-  CHECK(setup.good_peer_served(10));
+  REQUIRE(run_until(io, [&] { return closed() == 6; }));
+  CHECK(setup.b.counters().inbound_evicted == 6);
+  CHECK(setup.b.counters().inbound_refused == 0);
+  for (int i = 6; i < 10; ++i) CHECK_FALSE(flood[i]->closed);  // the newest four stay
 
-  // A slot freed is a slot again.
-  flood[0]->close();
-  REQUIRE(run_until(io, [&] { return setup.b.transport.stats().inbound_connections == 3; }));
+  // A member still gets in (it evicts a silent one) and, adopted, stays.
+  std::vector<std::unique_ptr<RawClient>> members;
+  for (std::uint32_t m = 0; m < 4; ++m) {
+    members.push_back(std::make_unique<RawClient>(io, setup.b.address));
+    members.back()->watch_close();
+    const Bytes hello = test_frame(100 + m);
+    members.back()->send_prefix(static_cast<std::uint32_t>(hello.size()));
+    members.back()->send(hello);
+    REQUIRE(run_until(io, [&] { return setup.b.received.size() == m + 1; }));
+    setup.b.transport.adopt(setup.b.inbound_ids.back(), "m" + std::to_string(m), Endpoint{"127.0.0.1", 1});
+  }
+  REQUIRE(run_until(io, [&] { return closed() == 10; }));
+  CHECK(setup.b.counters().inbound_evicted == 10);
+  CHECK(run_until(io, [&] { return setup.b.transport.stats().inbound_unauthenticated == 0; }));
+
+  // Now every slot is a member's: a newcomer is refused, the members are not touched.
   RawClient late(io, setup.b.address);
-  const Bytes frame = test_frame(77);
-  late.send_prefix(static_cast<std::uint32_t>(frame.size()));
-  late.send(frame);
-  REQUIRE(run_until(io, [&] { return setup.b.received.back() == frame; }));
-  CHECK(setup.b.counters().inbound_refused == 7);
-  for (auto& client : flood) client->close();
-  late.close();
+  late.watch_close();
+  REQUIRE(run_until(io, [&] { return late.closed; }));
+  CHECK(setup.b.counters().inbound_refused == 1);
+  for (auto& member : members) CHECK_FALSE(member->closed);
+  for (auto& member : members) member->close();
 }
