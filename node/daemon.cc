@@ -230,7 +230,15 @@ void Daemon::on_tick() {
   check_clock();
   apply(agent_->on_tick(wall_now()));
   log_clock();
-  if (api_ && !stopping_) publish_snapshot();
+  if (api_ && !stopping_) {
+    publish_snapshot();
+    // One line when the API starts shedding connections under a flood, one
+    // when it has stopped (docs/API.md, "Under a connection flood").
+    if (auto note = api_->shedding_change(wall_now())) {
+      log_event(note->started ? LogLevel::warn : LogLevel::info, "api", note->message,
+                {{"shed", std::to_string(note->shed)}});
+    }
+  }
   if (wall_now() >= next_status_log_ms_) {
     next_status_log_ms_ = wall_now() + kStatusLogIntervalMs;
     log_status();

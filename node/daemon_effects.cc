@@ -9,6 +9,7 @@
 #include "node/api/router.h"
 #include "node/log.h"
 #include "node/verdict_log.h"
+#include "record/envelope.h"
 
 namespace mesh::node {
 
@@ -192,6 +193,14 @@ void Daemon::publish_snapshot() {
 // PUT /v1/roster: the same path as the roster file; the answer says why.
 void Daemon::offer_roster(std::string raw, std::function<void(api::ApiResponse)> reply) {
   if (stopping_) return reply(api::error_response(503, "stopping", "the node is stopping"));
+  // The agent takes any valid record: a node's report put here would be
+  // spread as if gossip had brought it.
+  if (auto envelope = decode_envelope_view(as_bytes(raw)); envelope && envelope->kind != RecordKind::roster) {
+    log_event(LogLevel::warn, "roster", "a record from the API refused: not a roster",
+              {{"reason", "not_a_roster"}, {"kind", to_string(envelope->kind)}});
+    return reply(api::roster_refused(false, "not a roster: a " + std::string(to_string(envelope->kind)) +
+                                                " record of '" + std::string(envelope->origin) + "'"));
+  }
   auto offered = agent_->offer_record(as_bytes(raw), wall_now());
   if (!offered) {
     log_event(LogLevel::warn, "roster", "roster from the API refused: " + offered.message(),

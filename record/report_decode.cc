@@ -43,20 +43,48 @@ Error<ReportError> fail(ReportError code, const std::string& what) {
   return make_error(code, "report payload: " + what);
 }
 
+constexpr msgpack_reader::SkipLimits kStructureLimits{kSelfCheckReasonBytesMax, kOkBitmapBytesMax,
+                                                     kReportTargetsMax, kReportDepthMax};
+
+// The layout's bin that is over kOkBitmapBytesMax ("view.ok_bitmap" or
+// "view.recovered"), for the message: the structural walk only knows that
+// some bin is. "a bin" when the long bin is not where the layout has one.
+std::string oversized_bin(ByteView payload) {
+  Reader reader(payload);
+  std::uint32_t count = 0;
+  ByteView bin;
+  auto skip = [&](int values) {
+    for (int i = 0; i < values; ++i) {
+      if (reader.skip_value(kStructureLimits) != ReadStatus::ok) return false;
+    }
+    return true;
+  };
+  if (reader.read_array_header(&count) != ReadStatus::ok || count != kReportFields || !skip(2) ||
+      reader.read_array_header(&count) != ReadStatus::ok ||
+      (count != kViewFields && count != kViewFieldsRecovered) || !skip(1)) {
+    return "a bin";
+  }
+  const ReadStatus ok_bitmap = reader.read_bin(&bin, kOkBitmapBytesMax);
+  if (ok_bitmap == ReadStatus::bin_too_long) return "view.ok_bitmap";
+  if (ok_bitmap == ReadStatus::ok && count == kViewFieldsRecovered && skip(3) &&  // streak, age, failures
+      reader.read_bin(&bin, kOkBitmapBytesMax) == ReadStatus::bin_too_long) {
+    return "view.recovered";
+  }
+  return "a bin";
+}
+
 // The structure alone: one msgpack value within the layout's limits
 // (kReportDepthMax, strings, bins and arrays), nothing after it.
 Status<ReportError> check_structure(ByteView payload) {
   Reader reader(payload);
-  msgpack_reader::SkipLimits limits{kSelfCheckReasonBytesMax, kOkBitmapBytesMax,
-                                    kReportTargetsMax, kReportDepthMax};
-  switch (reader.skip_value(limits)) {
+  switch (reader.skip_value(kStructureLimits)) {
     case ReadStatus::ok: break;
     case ReadStatus::too_deep:
       return fail(ReportError::malformed, "not valid msgpack (nested deeper than the layout)");
     case ReadStatus::str_too_long:
       return fail(ReportError::oversize, "self_check.reason: longer than 120 bytes");
     case ReadStatus::bin_too_long:
-      return fail(ReportError::oversize, "view.ok_bitmap: longer than 512 bytes");
+      return fail(ReportError::oversize, oversized_bin(payload) + ": longer than 512 bytes");
     case ReadStatus::array_too_long:
       return fail(ReportError::oversize, "an array longer than 4096 elements");
     default:

@@ -259,6 +259,13 @@ Result<Roster, RosterError> decode_roster_payload(ByteView payload, std::uint64_
     return make_error(RosterError::malformed,
                       "roster payload: not valid msgpack (nested "
                       "deeper than the layout)");
+  } catch (const msgpack::map_size_overflow&) {
+    // The map limit is 0 because the layout has no maps: a map is not too
+    // large, it is not the layout.
+    return make_error(RosterError::malformed,
+                      "roster payload: malformed: a map where the layout has an array (it has no maps)");
+  } catch (const msgpack::ext_size_overflow&) {
+    return make_error(RosterError::malformed, "roster payload: malformed: an ext value (the layout has none)");
   } catch (const msgpack::size_overflow&) {
     const std::string where = oversize_field(payload);
     return make_error(RosterError::too_large,

@@ -18,6 +18,7 @@ struct ApiRequest {
   std::string target;         // path and query: "/v1/servers?status=ok"
   std::string authorization;  // the Authorization header's value, "" if absent
   std::string body;
+  bool authorization_repeated = false;  // more than one Authorization header
 };
 
 struct ApiResponse {

@@ -101,9 +101,26 @@ void gossip(Writer& w, const MetricsInput& m) {
   for (const auto& [reason, count] : m.drops) w.sample("meshnode_gossip_drops_total", label("reason", reason), count);
 }
 
+// The panel API's connections (docs/API.md, "Under a connection flood").
+void api_connections(Writer& w, const ApiServerStats& a) {
+  w.family("meshnode_api_connections", "gauge", "Open connections to the panel API, by whether they presented a valid token.");
+  w.sample("meshnode_api_connections", label("token", "valid"), a.connections_trusted);
+  w.sample("meshnode_api_connections", label("token", "none"), a.connections_open - a.connections_trusted);
+  w.family("meshnode_api_connections_accepted_total", "counter", "Connections the panel API accepted.");
+  w.sample("meshnode_api_connections_accepted_total", "", a.connections_accepted);
+  w.family("meshnode_api_connections_shed_total", "counter",
+           "Connections the panel API let go of to stay available, by reason.");
+  w.sample("meshnode_api_connections_shed_total", label("reason", "full"), a.connections_refused);
+  w.sample("meshnode_api_connections_shed_total", label("reason", "address_full"), a.connections_refused_address);
+  w.sample("meshnode_api_connections_shed_total", label("reason", "evicted"), a.connections_evicted);
+  w.family("meshnode_api_accept_errors_total", "counter",
+           "Connections the panel API could not accept for want of descriptors or memory.");
+  w.sample("meshnode_api_accept_errors_total", "", a.accept_errors);
+}
+
 }  // namespace
 
-std::string render_metrics(const ApiSnapshot& s) {
+std::string render_metrics(const ApiSnapshot& s, const ApiServerStats& server) {
   Writer w;
   w.family("meshnode_build_info", "gauge", "Always 1; the version of this meshnode.");
   w.sample("meshnode_build_info", label("version", s.version), std::uint64_t{1});
@@ -118,6 +135,7 @@ std::string render_metrics(const ApiSnapshot& s) {
   w.sample("meshnode_volume_used_bytes", "", s.volume_used_bytes);
   w.family("meshnode_volume_cap_bytes", "gauge", "The daily volume cap in force.");
   w.sample("meshnode_volume_cap_bytes", "", s.volume_cap_bytes);
+  api_connections(w, server);
   return w.take();
 }
 

@@ -6,10 +6,12 @@
 
 #include <string>
 
+#include "node/api/server_stats.h"
 #include "node/api/snapshot.h"
 
 namespace mesh::api {
 
-std::string render_metrics(const ApiSnapshot& snapshot);
+// `server`: the API server's own counters (meshnode_api_*).
+std::string render_metrics(const ApiSnapshot& snapshot, const ApiServerStats& server = {});
 
 }  // namespace mesh::api

@@ -1,13 +1,17 @@
 #include "node/api/router.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
 #include "node/api/metrics_text.h"
 #include "node/api/page.h"
 #include "node/api/render.h"
+#include "common/server_id.h"
+#include "record/country.h"
 #include "record/envelope.h"
 
 namespace mesh::api {
@@ -18,6 +22,7 @@ using Json = nlohmann::json;
 struct Target {
   std::string path;
   std::map<std::string, std::string> query;
+  std::string repeated;  // the first query parameter given twice, if any
 };
 
 int hex_value(char c) {
@@ -63,7 +68,7 @@ std::optional<Target> parse_target(std::string_view target) {
     auto key = decode(pair.substr(0, eq));
     auto value = decode(eq == std::string_view::npos ? "" : pair.substr(eq + 1));
     if (!key || !value) return std::nullopt;
-    out.query[*key] = std::move(*value);
+    if (!out.query.emplace(*key, std::move(*value)).second && out.repeated.empty()) out.repeated = *key;
   }
   return out;
 }
@@ -120,6 +125,14 @@ ApiResponse list_servers(const Target& target, const ApiSnapshot& snapshot) {
       status->second != "unreachable" && status->second != "no_data") {
     return error_response(400, "bad_request", "status must be ok, unavailable, unreachable or no_data");
   }
+  if (country != target.query.end() && !is_iso3166_alpha2(country->second)) {
+    return error_response(400, "bad_request",
+                          "country must be an assigned ISO 3166-1 alpha-2 code in upper case, like DE");
+  }
+  if (route != target.query.end() && !is_valid_server_id(route->second)) {
+    return error_response(400, "bad_request",
+                          "route must be a route id: 1 to 64 of a-z, 0-9, '.', '_' and '-', first a letter or digit");
+  }
   if (status == target.query.end() && country == target.query.end() && route == target.query.end()) {
     return json_response(servers_body(snapshot), snapshot);
   }
@@ -160,25 +173,49 @@ ApiResponse one_server(std::string_view id, const ApiSnapshot& snapshot) {
   return json_response(server_detail_json(snapshot, *server).dump(), snapshot);
 }
 
-// The endpoints: path pattern, method, the role needed (nullopt: none).
+// The endpoints: path pattern, method, the role needed (nullopt: none),
+// the query parameters accepted.
 struct Endpoint {
   std::string_view prefix;  // exact path, or a prefix ending in '/' for /{id}
   bool has_id;
   std::string_view method;
   std::optional<Role> role;
+  std::span<const std::string_view> params;
 };
+constexpr std::string_view kBlocking[] = {"index", "wait"};
+constexpr std::string_view kServerFilters[] = {"status", "country", "route", "index", "wait"};
 constexpr Endpoint kEndpoints[] = {
-    {"/", false, "GET", std::nullopt},
-    {"/healthz", false, "GET", std::nullopt},
-    {"/metrics", false, "GET", Role::read},
-    {"/v1/routes", false, "GET", Role::read},
-    {"/v1/routes/", true, "GET", Role::read},
-    {"/v1/servers", false, "GET", Role::read},
-    {"/v1/servers/", true, "GET", Role::read},
-    {"/v1/mesh", false, "GET", Role::read},
-    {"/v1/mesh/records", false, "GET", Role::read},
-    {"/v1/roster", false, "PUT", Role::admin},
+    {"/", false, "GET", std::nullopt, {}},
+    {"/healthz", false, "GET", std::nullopt, {}},
+    {"/metrics", false, "GET", Role::read, {}},
+    {"/v1/routes", false, "GET", Role::read, kBlocking},
+    {"/v1/routes/", true, "GET", Role::read, kBlocking},
+    {"/v1/servers", false, "GET", Role::read, kServerFilters},
+    {"/v1/servers/", true, "GET", Role::read, kBlocking},
+    {"/v1/mesh", false, "GET", Role::read, kBlocking},
+    {"/v1/mesh/records", false, "GET", Role::read, kBlocking},
+    {"/v1/roster", false, "PUT", Role::admin, {}},
 };
+
+// 400 for a query parameter the endpoint does not take, or one given twice.
+std::optional<ApiResponse> check_query(const Target& target, const Endpoint& endpoint) {
+  std::string accepted;
+  for (std::string_view name : endpoint.params) accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+  const std::string path = endpoint.has_id ? std::string(endpoint.prefix) + "{id}" : std::string(endpoint.prefix);
+  for (const auto& [name, value] : target.query) {
+    if (std::find(endpoint.params.begin(), endpoint.params.end(), name) != endpoint.params.end()) continue;
+    return error_response(400, "bad_request",
+                          "unknown query parameter '" + name + "': " + path +
+                              (accepted.empty() ? " takes none" : " takes " + accepted));
+  }
+  if (!target.repeated.empty()) {
+    return error_response(400, "bad_request", "query parameter '" + target.repeated + "' given twice");
+  }
+  if (target.query.count("wait") && !target.query.count("index")) {
+    return error_response(400, "bad_request", "wait is given with index only (?index=N&wait=30s)");
+  }
+  return std::nullopt;
+}
 
 const Endpoint* match(const std::string& path, std::string& id) {
   for (const Endpoint& endpoint : kEndpoints) {
@@ -236,7 +273,7 @@ ApiResponse roster_refused(bool not_newer, std::string_view message) {
 }
 
 RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, const TokenSet& tokens,
-                    bool held) {
+                    bool held, const ApiServerStats& server) {
   RouteDecision decision;
   auto target = parse_target(request.target);
   if (!target) {
@@ -255,13 +292,25 @@ RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, cons
     decision.response.headers.emplace_back("Allow", std::string(endpoint->method));
     return decision;
   }
+  if (request.authorization_repeated) {
+    // Which one would count is anybody's guess: neither does.
+    decision.response = error_response(400, "bad_request", "more than one Authorization header");
+    return decision;
+  }
   if (endpoint->role) {
     if (auto refused = check_auth(request, tokens, *endpoint->role)) return *refused;
+  }
+  if (auto refused = check_query(*target, *endpoint)) {
+    decision.response = std::move(*refused);
+    return decision;
   }
   const std::string_view path = endpoint->prefix;
   if (path == "/") {
     decision.response.content_type = "text/html; charset=utf-8";
     decision.response.body = std::string(status_page_html());
+    decision.response.headers = {{"Content-Security-Policy", std::string(status_page_csp())},
+                                 {"X-Frame-Options", "DENY"},
+                                 {"Referrer-Policy", "no-referrer"}};
     return decision;
   }
   if (path == "/healthz") {
@@ -270,7 +319,7 @@ RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, cons
   }
   if (path == "/metrics") {
     decision.response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    decision.response.body = render_metrics(snapshot);
+    decision.response.body = render_metrics(snapshot, server);
     return decision;
   }
   if (path == "/v1/roster") {

@@ -10,6 +10,7 @@
 
 #include "common/time.h"
 #include "node/api/http_types.h"
+#include "node/api/server_stats.h"
 #include "node/api/snapshot.h"
 #include "node/api/tokens.h"
 
@@ -31,9 +32,10 @@ struct RouteDecision {
 };
 
 // `held`: the request was already held once (its wait ended or the index
-// moved): answer now, whatever the index.
+// moved): answer now, whatever the index. `server`: the API server's own
+// counters, for GET /metrics.
 RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, const TokenSet& tokens,
-                    bool held = false);
+                    bool held = false, const ApiServerStats& server = {});
 
 // A JSON error response: {"error": code, "message": message}.
 ApiResponse error_response(unsigned status, std::string_view code, std::string_view message);

@@ -5,6 +5,11 @@
 // state only through the latest published snapshot and reaches the agent
 // only to offer a roster (PUT /v1/roster), through `offer`.
 //
+// Under a connection flood it keeps serving the clients that present a
+// valid token (node/api/admission.h, docs/API.md "Under a connection
+// flood"): a cap per source address, and when full the untrusted
+// connection that has waited longest, of the greediest source, makes room.
+//
 // Threading: the listener runs on a strand of `io`, each session on a strand
 // of `io` or, when `session_ios` is given, of one of those in turn (one
 // io_context per thread: sessions never contend for a scheduler); start(),
@@ -15,12 +20,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
 #include "node/api/http_types.h"
 #include "node/api/limits.h"
+#include "node/api/server_stats.h"
 #include "node/api/snapshot.h"
 #include "node/api/tokens.h"
 #include "record/roster.h"
@@ -60,6 +67,7 @@ struct ApiLimits {
   DurationMs keep_alive_request_ms = kKeepAliveRequestMs;
   DurationMs write_ms = kWriteMs;
   std::size_t connections_max = kConnectionsMax;
+  std::size_t connections_per_address_max = kConnectionsPerAddressMax;
 };
 
 struct ApiServerSettings {
@@ -79,12 +87,12 @@ enum class ApiError {
 // on any thread.
 using RosterOffer = std::function<void(std::string raw, std::function<void(ApiResponse)> reply)>;
 
-struct ApiServerStats {
-  std::uint64_t connections_accepted = 0;
-  std::uint64_t connections_refused = 0;  // over kConnectionsMax
-  std::uint64_t requests = 0;
-  std::uint64_t requests_rejected = 0;    // over a limit, malformed, or timed out
-  std::uint64_t connections_open = 0;
+// A line for the daemon's log when the server starts or stops shedding
+// connections (ApiServer::shedding_change).
+struct SheddingNote {
+  bool started = false;  // true: it began to shed; false: it shed none for a minute
+  std::uint64_t shed = 0;  // connections shed since the server started
+  std::string message;
 };
 
 class ApiServer {
@@ -107,6 +115,10 @@ class ApiServer {
   void set_tokens(std::shared_ptr<const TokenSet> tokens);
   ApiServerStats stats() const;
   bool tls() const;
+  // When the server began to shed connections since the last call, or has
+  // shed none for kSheddingQuietMs after shedding: the line to log. Call
+  // from one thread (the daemon's strand, each tick); `now` is its clock.
+  std::optional<SheddingNote> shedding_change(UnixMs now);
 
   struct Impl;
 

@@ -21,6 +21,7 @@
 #include <optional>
 #include <sstream>
 
+#include "node/api/admission.h"
 #include "node/api/limits.h"
 #include "node/api/router.h"
 #include "node/api/server.h"
@@ -44,8 +45,13 @@ class SessionHandle {
 struct ServerCore;
 void count_request(ServerCore& core, bool rejected);
 void register_waiter(ServerCore& core, std::weak_ptr<SessionHandle> session);
-void register_session(ServerCore& core, std::weak_ptr<SessionHandle> session);
-void session_closed(ServerCore& core);
+void register_session(ServerCore& core, ConnectionId id, std::weak_ptr<SessionHandle> session);
+// The admission table's events (node/api/admission.h).
+void session_trusted(ServerCore& core, ConnectionId id);
+void session_waiting(ServerCore& core, ConnectionId id);
+void session_closed(ServerCore& core, ConnectionId id);
+bool presents_valid_token(const ServerCore& core, std::string_view authorization);
+ApiServerStats server_stats(const ServerCore& core);
 const ApiLimits& server_limits(const ServerCore& core);
 std::shared_ptr<const ApiSnapshot> latest_snapshot(const ServerCore& core);
 std::shared_ptr<const TokenSet> server_tokens(const ServerCore& core);
@@ -54,9 +60,9 @@ void offer_roster(ServerCore& core, std::string raw, std::function<void(ApiRespo
 template <class Derived>
 class HttpSession : public SessionHandle {
  public:
-  HttpSession(std::shared_ptr<ServerCore> core, boost::asio::any_io_executor executor)
-      : core_(std::move(core)), wait_timer_(executor), send_timer_(executor) {}
-  ~HttpSession() override { session_closed(*core_); }
+  HttpSession(std::shared_ptr<ServerCore> core, ConnectionId id, boost::asio::any_io_executor executor)
+      : core_(std::move(core)), id_(id), wait_timer_(executor), send_timer_(executor) {}
+  ~HttpSession() override { session_closed(*core_, id_); }
 
   void wake() override {
     boost::asio::post(derived().executor(), [self = derived().shared_from_this()] {
@@ -74,14 +80,40 @@ class HttpSession : public SessionHandle {
  protected:
   Derived& derived() { return static_cast<Derived&>(*this); }
 
+  // The header first, under the request's deadline; then, for a request
+  // that may carry one, the body under the same deadline.
   void do_read() {
     if (closing_) return;
+    // Its wait for this request orders evictions (node/api/admission.h).
+    if (!trusted_ && served_ > 0) session_waiting(*core_, id_);
     parser_.emplace();
     parser_->header_limit(kHeaderBytesMax);
     parser_->body_limit(kBodyBytesMax);
     beast::get_lowest_layer(derived().stream())
         .expires_after(std::chrono::milliseconds(served_ == 0 ? server_limits(*core_).first_request_ms
                                                               : server_limits(*core_).keep_alive_request_ms));
+    http::async_read_header(derived().stream(), buffer_, *parser_,
+                            [self = derived().shared_from_this()](beast::error_code error, std::size_t) {
+                              self->on_header(error);
+                            });
+  }
+
+  void on_header(beast::error_code error) {
+    if (error) return on_read(error);
+    // A connection that presents a valid token is never closed to make
+    // room for another (docs/API.md, "Under a connection flood").
+    const auto authorization = parser_->get()[http::field::authorization];
+    if (!trusted_ && presents_valid_token(*core_, std::string_view(authorization.data(), authorization.size()))) {
+      trusted_ = true;
+      session_trusted(*core_, id_);
+    }
+    // Only PUT /v1/roster takes a body (docs/API.md, "Limits": 0 for any
+    // other request): refused before a byte of it is read.
+    const bool has_body = parser_->chunked() || parser_->content_length().value_or(0) > 0;
+    if (has_body && parser_->get().method() != http::verb::put) {
+      return reject(413, "too_large", "a " + std::string(parser_->get().method_string()) + " request takes no body");
+    }
+    if (parser_->is_done()) return on_read({});
     http::async_read(derived().stream(), buffer_, *parser_,
                      [self = derived().shared_from_this()](beast::error_code error, std::size_t) {
                        self->on_read(error);
@@ -90,10 +122,10 @@ class HttpSession : public SessionHandle {
 
   void on_read(beast::error_code error) {
     if (error == http::error::end_of_stream) return derived().do_eof();
-    if (error == http::error::header_limit) return reject(431, "request headers over 8 KiB");
-    if (error == http::error::body_limit) return reject(413, "request body over the limit");
+    if (error == http::error::header_limit) return reject(431, "too_large", "request headers over 8 KiB");
+    if (error == http::error::body_limit) return reject(413, "too_large", "request body over the limit");
     if (error && &error.category() == &http::make_error_code(http::error::bad_target).category()) {
-      return reject(400, "not an HTTP/1.1 request");
+      return reject(400, "bad_request", "not an HTTP/1.1 request");
     }
     if (error) {
       count_request(*core_, true);  // a timeout, a reset: nothing to answer
@@ -101,7 +133,8 @@ class HttpSession : public SessionHandle {
     }
     const auto& message = parser_->get();
     request_ = ApiRequest{std::string(message.method_string()), std::string(message.target()),
-                          std::string(message[http::field::authorization]), message.body()};
+                          std::string(message[http::field::authorization]), message.body(),
+                          message.count(http::field::authorization) > 1};
     keep_alive_ = message.keep_alive();
     version_ = message.version();
     count_request(*core_, false);
@@ -114,7 +147,10 @@ class HttpSession : public SessionHandle {
       return write(error_response(503, "starting", "the node has not published its state yet"));
     }
     const auto tokens = server_tokens(*core_);
-    RouteDecision decision = route(request_, *snapshot, *tokens, held);
+    // The server's counters go only into /metrics: read (under the lock)
+    // for it alone.
+    const ApiServerStats stats = request_.target.starts_with("/metrics") ? server_stats(*core_) : ApiServerStats{};
+    RouteDecision decision = route(request_, *snapshot, *tokens, held, stats);
     switch (decision.kind) {
       case RouteDecision::Kind::respond: return write(std::move(decision.response));
       case RouteDecision::Kind::wait: return hold(decision.index, decision.wait_ms);
@@ -143,10 +179,14 @@ class HttpSession : public SessionHandle {
     }
   }
 
-  void reject(unsigned status, std::string_view message) {
+  // An error answer, then close; what the client still sends is read and
+  // dropped for a moment first (a lingering close, as nginx's), so that the
+  // close does not reset the connection before the answer is read.
+  void reject(unsigned status, std::string_view code, std::string_view message) {
     count_request(*core_, true);
     keep_alive_ = false;
-    write(error_response(status, "bad_request", message));
+    linger_ = true;
+    write(error_response(status, code, message));
   }
 
   void write(ApiResponse response) {
@@ -281,6 +321,8 @@ class HttpSession : public SessionHandle {
   }
 
   std::shared_ptr<ServerCore> core_;
+  const ConnectionId id_;  // in the admission table
+  bool trusted_ = false;   // it presented a valid token
   boost::asio::steady_timer wait_timer_;
   boost::asio::steady_timer send_timer_;  // the deadline of a body sent by sendfile
   bool non_blocking_ = false;
@@ -291,13 +333,14 @@ class HttpSession : public SessionHandle {
   unsigned version_ = 11;
   std::size_t served_ = 0;
   bool closing_ = false;
+  bool linger_ = false;  // rejected with input unread: drain it before closing
 };
 
 class PlainSession final : public HttpSession<PlainSession>,
                            public std::enable_shared_from_this<PlainSession> {
  public:
-  PlainSession(std::shared_ptr<ServerCore> core, Tcp::socket socket)
-      : HttpSession(std::move(core), socket.get_executor()), stream_(std::move(socket)) {}
+  PlainSession(std::shared_ptr<ServerCore> core, ConnectionId id, Tcp::socket socket)
+      : HttpSession(std::move(core), id, socket.get_executor()), stream_(std::move(socket)) {}
   void run() {
     boost::asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
   }
@@ -307,16 +350,29 @@ class PlainSession final : public HttpSession<PlainSession>,
   void do_eof() {
     beast::error_code ignored;
     stream_.socket().shutdown(Tcp::socket::shutdown_send, ignored);
+    if (linger_) drain(0);
   }
 
  private:
+  // Reads and drops what the client still sends, until it closes, for at
+  // most kLingerMs and kLingerBytesMax.
+  void drain(std::size_t drained) {
+    if (drained == 0) stream_.expires_after(std::chrono::milliseconds(kLingerMs));
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(kLingerChunkBytes),
+                            [self = shared_from_this(), drained](beast::error_code error, std::size_t bytes) {
+                              if (error || drained + bytes > kLingerBytesMax) return;
+                              self->drain(drained + bytes);
+                            });
+  }
+
   beast::tcp_stream stream_;
 };
 
 class TlsSession final : public HttpSession<TlsSession>, public std::enable_shared_from_this<TlsSession> {
  public:
-  TlsSession(std::shared_ptr<ServerCore> core, Tcp::socket socket, boost::asio::ssl::context& tls)
-      : HttpSession(std::move(core), socket.get_executor()), stream_(std::move(socket), tls) {}
+  TlsSession(std::shared_ptr<ServerCore> core, ConnectionId id, Tcp::socket socket, boost::asio::ssl::context& tls)
+      : HttpSession(std::move(core), id, socket.get_executor()), stream_(std::move(socket), tls) {}
   void run() {
     boost::asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
       beast::get_lowest_layer(self->stream_).expires_after(std::chrono::milliseconds(kTlsHandshakeMs));

@@ -3,8 +3,11 @@
 // bound, and a new UTC day starts afresh.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "node/agent/volume.h"
 #include "tests/agent/fleet.h"
+#include "tests/e2e/volume_cap.h"
 
 namespace mesh::agent::testing {
 namespace {
@@ -76,6 +79,74 @@ TEST_CASE("when the cap is tight, probes slow down to last until midnight") {
   budget.set_cap(1'000'000'000);
   CHECK(budget.paced_interval(60'000, 100, 10, kMidnight) == 60'000);
   CHECK(!budget.status().tight);
+}
+
+// The end-to-end suite's shape (tests/e2e/suite.cc, fleet.cc): probes every
+// 2 s, every probe TLS, and each node probing up to 8 others (9 with the
+// server scenario 11 adds).
+constexpr DurationMs kSuiteProbeIntervalMs = 2'000;
+// What VolumeBudget reckons a TLS probe costs before it has measured one
+// (docs/CONFIG.md, "Daily volume cap": about 2 KB).
+constexpr std::uint64_t kTlsEstimateBytes = 2'400;
+
+TEST_CASE("at a fixed time of day the interval is the rest of the day over the rounds that still fit") {
+  // docs/CONFIG.md: the longest of the roster's interval and (rest of the
+  // day) / (rounds that fit in the cap less today's account and the
+  // projected gossip). Nothing spent yet, no gossip: the rounds that fit
+  // are the same all day, so the pace depends on the hour alone. This is
+  // what the suite's 2 s probes met under the default cap of 200 MiB.
+  constexpr std::uint64_t kCap = 200ull * 1024 * 1024;
+  constexpr std::size_t kTargets = 8;
+  constexpr std::uint64_t kRounds = kCap / (kTargets * kTlsEstimateBytes);
+  constexpr DurationMs kHourMs = 3'600'000;
+  for (DurationMs time_of_day : {DurationMs{1'000}, 6 * kHourMs, 12 * kHourMs, 18 * kHourMs, 20 * kHourMs, 23 * kHourMs}) {
+    CAPTURE(time_of_day);
+    VolumeBudget budget;
+    budget.set_cap(kCap);
+    const DurationMs expected =
+        std::max<DurationMs>(kSuiteProbeIntervalMs, (kDayMs - time_of_day) / static_cast<DurationMs>(kRounds));
+    CHECK(budget.paced_interval(kSuiteProbeIntervalMs, kTargets, 1, kMidnight + time_of_day) == expected);
+    CHECK(budget.status().tight == (expected > kSuiteProbeIntervalMs));
+  }
+  // So a suite that started a second after midnight UTC probed every 7.9 s,
+  // one that started at noon every 4 s, and only after about 19:00 at its 2 s.
+  VolumeBudget budget;
+  budget.set_cap(kCap);
+  CHECK(budget.paced_interval(kSuiteProbeIntervalMs, kTargets, 1, kMidnight + 1'000) == 7'910);
+  CHECK(budget.paced_interval(kSuiteProbeIntervalMs, kTargets, 1, kMidnight + 12 * kHourMs) == 3'955);
+  CHECK(budget.paced_interval(kSuiteProbeIntervalMs, kTargets, 1, kMidnight + 19 * kHourMs + 1'800'000) ==
+        kSuiteProbeIntervalMs);
+}
+
+TEST_CASE("the end-to-end suite's cap keeps its 2 s probes at every hour of the day") {
+  Parameters suite;
+  suite.probe_interval_ms = kSuiteProbeIntervalMs;
+  const std::uint64_t cap = test::e2e::suite_volume_cap(suite);
+  constexpr std::size_t kTargets = test::e2e::kSuiteServersMax - 1;
+  constexpr std::uint64_t kGossipPerMinute = 1'000'000;  // a generous 1.4 GB a day
+  for (DurationMs time_of_day : {DurationMs{1'000}, DurationMs{3'600'000}, DurationMs{43'200'000},
+                                 DurationMs{79'200'000}, kDayMs - 60'000}) {
+    CAPTURE(time_of_day);
+    VolumeBudget budget;
+    budget.set_cap(cap);
+    budget.roll(kMidnight);
+    // The day so far at the suite's pace, every probe at its worst-case
+    // cost (which also makes the budget's estimate of a probe the worst).
+    bool all_fit = true;
+    for (DurationMs at = 0; at < time_of_day; at += kSuiteProbeIntervalMs) {
+      for (std::size_t target = 0; target < kTargets; ++target) {
+        all_fit = all_fit && budget.reserve_probe(kProbeReserveTlsBytes);
+        budget.settle_probe(kProbeReserveTlsBytes, kProbeReserveTlsBytes, true);
+      }
+    }
+    for (DurationMs at = 0; at < time_of_day; at += 60'000) {
+      all_fit = all_fit && budget.charge_frame(kGossipPerMinute, kMidnight + at);
+    }
+    CHECK(all_fit);
+    CHECK(budget.paced_interval(kSuiteProbeIntervalMs, kTargets, 1, kMidnight + time_of_day) ==
+          kSuiteProbeIntervalMs);
+    CHECK(!budget.status().tight);
+  }
 }
 
 TEST_CASE("an agent under a small cap never charges past it, and says it is tight") {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <sodium.h>
 
 #include "node/api/router.h"
 #include "tests/api/fixture.h"
@@ -189,6 +190,75 @@ TEST_CASE("unknown paths 404, wrong methods 405 with Allow, bad targets 400") {
   CHECK(get("/v1/servers?status=%zz").response.status == 400);
   CHECK(get("relative").response.status == 400);
   CHECK(get("/v1/servers/nl%2D1").response.status == 200);  // percent-decoded
+}
+
+TEST_CASE("a query parameter the endpoint does not take, or given twice, is a 400 naming what it takes") {
+  const auto unknown = get("/v1/servers?nope=1");
+  CHECK(unknown.response.status == 400);
+  CHECK(body_of(unknown)["error"] == "bad_request");
+  CHECK(body_of(unknown)["message"] ==
+        "unknown query parameter 'nope': /v1/servers takes status, country, route, index, wait");
+  CHECK(body_of(get("/v1/servers/nl-1?status=ok"))["message"] ==
+        "unknown query parameter 'status': /v1/servers/{id} takes index, wait");
+  CHECK(body_of(get("/healthz?verbose=1", ""))["message"] ==
+        "unknown query parameter 'verbose': /healthz takes none");
+  CHECK(get("/?x=1", "").response.status == 400);
+  CHECK(get("/metrics?name=x").response.status == 400);
+  CHECK(get("/v1/mesh/records?index=7&wait=0s").response.status == 200);
+  // The token first: without one, the endpoint says nothing of its parameters.
+  CHECK(get("/v1/servers?nope=1", "").response.status == 401);
+  const auto twice = get("/v1/servers?status=ok&status=no_data");
+  CHECK(twice.response.status == 400);
+  CHECK(body_of(twice)["message"] == "query parameter 'status' given twice");
+  CHECK(get("/v1/routes?wait=30s").response.status == 400);  // wait without index
+}
+
+TEST_CASE("filters must be what a roster can hold: a country code, a route id") {
+  for (const char* bad : {"?country=%FF", "?country=de", "?country=XX", "?country=", "?country=DEU",
+                          "?route=EU", "?route=", "?route=%FF", "?route=-eu"}) {
+    CAPTURE(bad);
+    const auto refused = get(std::string("/v1/servers") + bad);
+    CHECK(refused.response.status == 400);
+    CHECK(body_of(refused)["error"] == "bad_request");
+  }
+  CHECK(body_of(get("/v1/servers?country=%FF"))["message"].get<std::string>().find("ISO 3166-1 alpha-2") !=
+        std::string::npos);
+  CHECK(body_of(get("/v1/servers?country=NL")).size() == 2);
+  CHECK(body_of(get("/v1/servers?country=FR")).empty());  // valid, no server there
+  CHECK(body_of(get("/v1/servers?route=nl")).size() == 2);
+}
+
+TEST_CASE("two Authorization headers are a 400, whatever they say") {
+  ApiRequest request{"GET", "/v1/routes", std::string("Bearer ") + kReadToken, ""};
+  request.authorization_repeated = true;
+  const auto refused = route(request, *snapshot(), tokens());
+  CHECK(refused.response.status == 400);
+  CHECK(body_of(refused)["message"] == "more than one Authorization header");
+  request.target = "/healthz";
+  CHECK(route(request, *snapshot(), tokens()).response.status == 400);
+}
+
+TEST_CASE("GET / says what the page may load and that no page may frame it") {
+  const auto page = get("/", "");
+  REQUIRE(page.response.status == 200);
+  CHECK(header(page.response, "X-Frame-Options") == "DENY");
+  CHECK(header(page.response, "Referrer-Policy") == "no-referrer");
+  const std::string policy = header(page.response, "Content-Security-Policy");
+  CHECK(policy.starts_with("default-src 'none'; "));
+  CHECK(policy.find("frame-ancestors 'none'") != std::string::npos);
+  CHECK(policy.find("connect-src 'self'") != std::string::npos);
+  CHECK(policy.find("unsafe-inline") == std::string::npos);
+  // The script it allows is the page's own, by its SHA-256.
+  const std::string html(page.response.text());
+  const auto from = html.find("<script>") + 8;
+  const std::string script = html.substr(from, html.find("</script>") - from);
+  unsigned char digest[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(digest, reinterpret_cast<const unsigned char*>(script.data()), script.size());
+  char base64[sodium_base64_ENCODED_LEN(crypto_hash_sha256_BYTES, sodium_base64_VARIANT_ORIGINAL)];
+  sodium_bin2base64(base64, sizeof base64, digest, sizeof digest, sodium_base64_VARIANT_ORIGINAL);
+  CHECK(policy.find("script-src 'sha256-" + std::string(base64) + "'") != std::string::npos);
+  // The JSON endpoints carry no page policy.
+  CHECK(header(get("/v1/routes").response, "Content-Security-Policy").empty());
 }
 
 TEST_CASE("a blocking query waits while the index is unchanged, answers at once otherwise") {

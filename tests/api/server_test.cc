@@ -134,7 +134,9 @@ TEST_CASE("headers over 8 KiB get 431, a body over the limit 413, a broken reque
     http::request<http::string_body> request{http::verb::get, "/v1/routes", 11};
     request.set("X-Padding", std::string(9'000, 'x'));
     http::write(client.stream, request);
-    CHECK(client.read().result_int() == 431);
+    const Response response = client.read();
+    CHECK(response.result_int() == 431);
+    CHECK(response.body().find(R"("error":"too_large")") != std::string::npos);
     CHECK(client.closed_by_server());
   }
   {
@@ -142,7 +144,9 @@ TEST_CASE("headers over 8 KiB get 431, a body over the limit 413, a broken reque
     const std::string head = "PUT /v1/roster HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
                              std::string(kAdminToken) + "\r\nContent-Length: 2000000\r\n\r\n";
     boost::asio::write(client.stream, boost::asio::buffer(head));
-    CHECK(client.read().result_int() == 413);
+    const Response response = client.read();
+    CHECK(response.result_int() == 413);
+    CHECK(response.body().find(R"("error":"too_large")") != std::string::npos);
     CHECK(served.offered.empty());  // nothing reached the node
   }
   {
@@ -151,6 +155,53 @@ TEST_CASE("headers over 8 KiB get 431, a body over the limit 413, a broken reque
     CHECK(client.read().result_int() == 400);
     CHECK(client.closed_by_server());
   }
+}
+
+TEST_CASE("two Authorization headers on the wire are a 400, even when both are valid") {
+  Served served;
+  Client client(served.port);
+  const std::string twice = std::string("GET /v1/routes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ") +
+                            kReadToken + "\r\nAuthorization: Bearer " + kReadToken + "\r\n\r\n";
+  boost::asio::write(client.stream, boost::asio::buffer(twice));
+  const Response response = client.read();
+  CHECK(response.result_int() == 400);
+  CHECK(response.body().find("more than one Authorization header") != std::string::npos);
+}
+
+TEST_CASE("a GET with a body is 413 before the body is read, and the answer survives the close") {
+  Served served;
+  {
+    // 1 MiB of body, more than the socket buffers hold: the server answers
+    // after the header and drains the rest, so the client reads its 413
+    // instead of a reset.
+    Client client(served.port);
+    http::request<http::string_body> request{http::verb::get, "/v1/routes", 11};
+    request.set(http::field::authorization, std::string("Bearer ") + kReadToken);
+    request.body() = std::string(1 << 20, 'x');
+    request.prepare_payload();
+    beast::error_code error;
+    http::write(client.stream, request, error);
+    CHECK(!error);
+    const Response response = client.read();
+    CHECK(response.result_int() == 413);
+    CHECK(response.body() == R"({"error":"too_large","message":"a GET request takes no body"})");
+    CHECK(!response.keep_alive());
+    CHECK(client.closed_by_server());
+  }
+  {
+    Client client(served.port);
+    const std::string chunked = std::string("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n") +
+                                "3\r\nabc\r\n0\r\n\r\n";
+    boost::asio::write(client.stream, boost::asio::buffer(chunked));
+    CHECK(client.read().result_int() == 413);
+  }
+  // An empty body said in so many words is no body.
+  Client client(served.port);
+  const std::string empty = std::string("GET /v1/routes HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n") +
+                            "Authorization: Bearer " + kReadToken + "\r\n\r\n";
+  boost::asio::write(client.stream, boost::asio::buffer(empty));
+  CHECK(client.read().result_int() == 200);
+  CHECK(served.server->stats().requests_rejected == 2);
 }
 
 TEST_CASE("the shared bodies go out by sendfile byte for byte, on keep-alive, and as text over nothing else") {
@@ -267,6 +318,53 @@ TEST_CASE("connections beyond the bound are closed at once; the others are serve
   CHECK(extra.closed_by_server());
   CHECK(served.server->stats().connections_refused == 1);
   CHECK(held.front()->send(http::verb::get, "/healthz", "").result_int() == 200);
+}
+
+TEST_CASE("the daemon hears once when connections start being shed, and once when they stop") {
+  ApiServerSettings settings;
+  settings.limits.connections_max = 1;
+  Served served(settings);
+  constexpr UnixMs kNow = 1'700'000'000'000;
+  CHECK(!served.server->shedding_change(kNow));
+  Client held(served.port);
+  CHECK(held.send(http::verb::get, "/healthz", "").result_int() == 200);
+  Client refused(served.port);  // the same address, as greedy: refused
+  CHECK(refused.closed_by_server());
+  const auto started = served.server->shedding_change(kNow + 1'000);
+  REQUIRE(started.has_value());
+  CHECK(started->started);
+  CHECK(started->shed == 1);
+  CHECK(started->message.find("1 refused at the cap") != std::string::npos);
+  CHECK(!served.server->shedding_change(kNow + 2'000));
+  CHECK(!served.server->shedding_change(kNow + 1'000 + kSheddingQuietMs - 1));
+  const auto ended = served.server->shedding_change(kNow + 1'000 + kSheddingQuietMs);
+  REQUIRE(ended.has_value());
+  CHECK(!ended->started);
+  // /metrics counts it.
+  const Response metrics = held.send(http::verb::get, "/metrics");
+  CHECK(metrics.body().find("meshnode_api_connections_shed_total{reason=\"full\"} 1\n") != std::string::npos);
+  CHECK(metrics.body().find("meshnode_api_connections{token=\"valid\"} 1\n") != std::string::npos);
+}
+
+TEST_CASE("a connection that presented a valid token keeps its place; an untrusted one gives way") {
+  ApiServerSettings settings;
+  settings.limits.connections_max = 2;
+  Served served(settings);
+  Client trusted(served.port);
+  CHECK(trusted.send(http::verb::get, "/v1/routes").result_int() == 200);
+  Client untrusted(served.port);
+  CHECK(untrusted.send(http::verb::get, "/healthz", "").result_int() == 200);
+  // From another address with no connection: the untrusted one is evicted.
+  boost::asio::io_context io;
+  beast::tcp_stream stream(io);
+  stream.socket().open(Tcp::v4());
+  stream.socket().bind(Tcp::endpoint(boost::asio::ip::make_address("127.0.0.9"), 0));
+  stream.expires_after(std::chrono::seconds(10));
+  stream.connect(Tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), served.port));
+  CHECK(untrusted.closed_by_server());
+  CHECK(trusted.send(http::verb::get, "/v1/routes").result_int() == 200);
+  CHECK(served.server->stats().connections_evicted == 1);
+  CHECK(served.server->stats().connections_trusted == 1);
 }
 
 TEST_CASE("the last request a connection may make is answered with Connection: close") {

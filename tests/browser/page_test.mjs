@@ -165,6 +165,11 @@ async function run(browser) {
   const page = await context.newPage();
   const errors = [], requests = [], origin = new URL(want.url).origin;
   page.on("pageerror", error => errors.push(error.message));
+  // The page's Content-Security-Policy (docs/API.md, "GET /") must allow
+  // all it does: a refused script, style or request is an error here.
+  page.on("console", message => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) errors.push(message.text());
+  });
   page.on("request", request => {
     requests.push(request.url());
     check(new URL(request.url()).origin === origin, "a request to another origin: " + request.url());

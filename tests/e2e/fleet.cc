@@ -1,4 +1,5 @@
 #include "tests/e2e/fleet.h"
+#include "tests/e2e/volume_cap.h"
 
 #include <sys/stat.h>
 
@@ -28,6 +29,8 @@ Fleet::Fleet(std::uint32_t count, const Parameters& params, const std::string& d
                                        api::token_hash_hex(admin_token_) + "\n");
   roster_.version = 1;
   roster_.params = params;
+  // A cap that fits the suite's intervals at any hour (volume_cap.h).
+  roster_.params.volume_bytes_per_day_max = suite_volume_cap(params);
   roster_.routes = {Route{"all", "Every server"}, Route{"first", "The first of each country"}};
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint32_t node = add_node(kFleetCountries[i % 3]);

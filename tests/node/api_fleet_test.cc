@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/envelope.h"
+#include "record/report.h"
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/http_client.h"
 
@@ -95,13 +96,49 @@ TEST_CASE("a roster PUT on one node's API reaches every node; bad ones are refus
   CHECK(Json::parse(accepted.body)["roster_version"] == 2);
   auto again = put(raw, fleet.admin_token());
   CHECK(again.status == 409);
+  CHECK(Json::parse(again.body)["error"] == "not_newer");
+  // A validly signed report is a record, not a roster: refused, not spread.
+  // Newer than any report of n3's (seq and time are its signing time).
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count();
+  Report report;
+  report.view.roster_version = 2;
+  const Bytes report_raw = encode_signed_record(RecordKind::report, "n3", static_cast<std::uint64_t>(now_ms),
+                                                now_ms, encode_report_payload(report, now_ms),
+                                                fleet.node_key(2).secret_key);
+  auto not_roster = put(std::string(report_raw.begin(), report_raw.end()), fleet.admin_token());
+  CHECK(not_roster.status == 400);
+  CHECK(Json::parse(not_roster.body)["error"] == "invalid_roster");
+  CHECK(Json::parse(not_roster.body)["message"] == "not a roster: a report record of 'n3'");
+  // The same version with other bytes: the protocol's tie-break decides
+  // (docs/PROTOCOL.md, "Ordering and tie-break"), as gossip would: bytes
+  // that sort lower replace the roster held, higher ones are not newer.
+  auto variant = [&](const char* name) {
+    Roster other = next;
+    other.routes.back().name = name;  // "Spare" -> same length, one byte apart
+    return signed_roster(fleet, other);
+  };
+  const std::string lower = variant("Spard"), higher = variant("Sparf");
+  REQUIRE(lower < raw);
+  REQUIRE(raw < higher);
+  CHECK(put(higher, fleet.admin_token()).status == 409);
+  auto replaced = put(lower, fleet.admin_token());
+  CHECK(replaced.status == 200);
+  CHECK(Json::parse(replaced.body)["roster_version"] == 2);
+  CHECK(put(raw, fleet.admin_token()).status == 409);  // now the higher of the two
   CHECK(DaemonFleet::wait([&] {
     for (std::uint32_t i = 0; i < 3; ++i) {
       auto mesh = get(fleet, i, "/v1/mesh");
       if (mesh.status != 200 || Json::parse(mesh.body)["roster_version"] != 2) return false;
+      auto routes = get(fleet, i, "/v1/routes");
+      if (routes.status != 200 || routes.body.find("\"Spard\"") == std::string::npos) return false;
     }
     return true;
   }, seconds(40)));
+  // Seconds later, no node holds the report that was put.
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    for (const Json& held : Json::parse(get(fleet, i, "/v1/mesh/records").body)) CHECK(held["seq"] != now_ms);
+  }
 }
 
 TEST_CASE("snapshots: at most a tick old while the API is read, at most 5 s after a quiet spell") {

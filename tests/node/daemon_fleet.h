@@ -46,6 +46,7 @@ class DaemonFleet {
   std::string log_text(std::uint32_t i) const;
   const std::string& dir() const { return dir_.path(); }
   const KeyPair& operator_key() const { return operator_key_; }
+  const KeyPair& node_key(std::uint32_t i) const { return keys_.at(i); }
 
   // Listeners, services and daemons of every node.
   void start_all();

@@ -295,7 +295,12 @@ TEST_CASE("recovered bitmap rules") {
   refused(recovered_patched(bin({0x82, 0x01})), ReportError::impossible_value,
           "view.recovered: target 8 is not an ok target");  // 8 has no result
   refused(recovered_patched(uint_value(2)), ReportError::malformed, "view.recovered: not a bin");
-  refused(recovered_patched(bin(Bytes(513, 1))), ReportError::oversize, "longer than 512 bytes");
+  // The message names the bin that is over (meshctl once said view.ok_bitmap).
+  refused(recovered_patched(bin(Bytes(513, 1))), ReportError::oversize,
+          "report payload: view.recovered: longer than 512 bytes");
+  // A long bin where the layout has none is named as such.
+  refused(test::patch_msgpack(encode_report_payload(recovered_sample(), kNow), {0, 2}, bin(Bytes(600, 1))),
+          ReportError::oversize, "report payload: a bin: longer than 512 bytes");
 }
 
 TEST_CASE("report failure entry rules") {

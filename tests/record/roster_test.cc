@@ -261,6 +261,13 @@ TEST_CASE("roster payload: structure rejections") {
   expect_decode_error(Bytes{0x92, 0x90, 0x90}, RosterError::malformed,
                       "top level: array of 2 elements, expected 3");
   expect_decode_error(Bytes{0x80}, RosterError::malformed, "top level: not an array");
+  // A map is not over a limit: the layout has none (meshctl once said
+  // "over its limit" for a payload sent as a map).
+  expect_decode_error(Bytes{0x81, 0xa1, 'a', 0x01}, RosterError::malformed,
+                      "malformed: a map where the layout has an array");
+  expect_decode_error(patched_payload({1, 0, 8}, [](Packer& p) { p.pack_map(1); p.pack_uint8(1); p.pack_uint8(2); }),
+                      RosterError::malformed, "a map where the layout has an array");
+  expect_decode_error(Bytes{0x93, 0xd4, 0x01, 0x00, 0x90, 0x90}, RosterError::malformed, "an ext value");
   expect_decode_error(Bytes(kRosterPayloadBytesMax + 1, 0xc0), RosterError::too_large,
                       "over the limit");
   // Five levels of nesting, one more than the layout has.

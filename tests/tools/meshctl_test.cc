@@ -492,6 +492,35 @@ TEST_CASE("records --verify never passes what it did not check") {
   }
 }
 
+TEST_CASE("meshctl names what is wrong: a recovered bitmap over 512 bytes, a roster payload sent as a map") {
+  TempDir dir;
+  Operator op = make_operator(dir);
+  fill_store(dir, op);
+  // b's report (index 1, roster version 3): targets 0 and 2 ok, and a
+  // sixth view element, the recovered bitmap, of 513 bytes.
+  mesh::Bytes payload{0x93, 0x93, 0xc3, 0xc3, 0xa0, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                      0x96, 0x03, 0xc4, 0x01, 0x05, 0x05, 0xcd, 0x03, 0xe8, 0x90, 0xc5, 0x02, 0x01};
+  payload.insert(payload.end(), 513, 0x01);
+  const mesh::Bytes report = mesh::encode_signed_record(mesh::RecordKind::report, "b", 2, 1'700'000'000'000,
+                                                        payload, node_key(2).secret_key);
+  write_store(dir, [&](mesh::WriteTxn& txn) { REQUIRE(txn.put_record(2, "b", report).ok()); });
+  auto verify = meshctl({"records", "--verify", "--operator-key", op.public_hex, "--data", dir.file("data")});
+  CHECK(verify.exit_code == 1);
+  CHECK(verify.out.find("view.recovered: longer than 512 bytes") != std::string::npos);
+  CHECK(verify.out.find("ok_bitmap") == std::string::npos);
+
+  // A roster whose payload is a msgpack map ({"a": 1}), correctly signed.
+  auto key = mesh::load_secret_key_file(op.key_path);
+  REQUIRE(key.ok());
+  const mesh::Bytes map = mesh::encode_signed_record(mesh::RecordKind::roster, mesh::kOperatorOrigin, 4,
+                                                     1'700'000'000'000, mesh::Bytes{0x81, 0xa1, 'a', 0x01}, *key);
+  write_text(dir.file("map.signed"), std::string(map.begin(), map.end()));
+  auto show = meshctl({"roster", "show", "--file", dir.file("map.signed"), "--operator-key", op.public_hex});
+  CHECK(show.exit_code == 2);
+  CHECK(show.err.find("malformed: a map where the layout has an array") != std::string::npos);
+  CHECK(show.err.find("over its limit") == std::string::npos);
+}
+
 TEST_CASE("records on a directory without a store exits 2 and creates nothing") {
   TempDir dir;
   auto r = meshctl({"records", "--data", dir.file("nothing")});

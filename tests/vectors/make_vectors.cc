@@ -32,7 +32,22 @@ KeyPair key_of(std::uint8_t seed_byte) {
   return key_pair_from_seed(seed);
 }
 
+// Every parameter is spelled out: the vectors must not move when a
+// default does (roster_ok's payload carries them, and the digest and
+// summary vectors hash roster_ok).
 const char* kRosterToml = R"(version = 1
+[params]
+heartbeat_interval_ms = 60000
+stale_after_ms = 180000
+probe_interval_ms = 60000
+fail_streak = 3
+unreliable_fraction_permille = 500
+unreliable_min_targets = 4
+witnesses_per_country = 3
+quorum_witnesses = 3
+epoch_ms = 3600000
+max_clock_skew_ms = 30000
+volume_bytes_per_day_max = 209715200
 [[routes]]
 id = "eu"
 name = "Europe"
