@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "node/rotation/country_routes.h"
+
 namespace mesh::api {
 namespace {
 
@@ -64,6 +66,20 @@ Json route_json(const ApiSnapshot& snapshot, std::size_t index) {
           {"servers", membership.members},
           {"degraded", membership.degraded},
           {"reason", membership.degraded_reason}};
+}
+
+Json country_routes_json(const ApiSnapshot& snapshot, std::string_view country) {
+  Json out = Json::array();
+  const auto routes = rotation::country_routes(*snapshot.roster, *snapshot.evaluation, country);
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    out.push_back({{"id", snapshot.roster->routes[i].id},
+                   {"name", snapshot.roster->routes[i].name},
+                   {"country", country},
+                   {"servers", routes[i].members},
+                   {"degraded", routes[i].degraded},
+                   {"reason", routes[i].degraded_reason}});
+  }
+  return out;
 }
 
 Json server_json(const ApiSnapshot& snapshot, const ServerState& server) {
