@@ -15,17 +15,26 @@ DurationMs owner_report_age_max_ms(const Parameters& params) {
   return std::min(params.stale_after_ms, 2 * params.heartbeat_interval_ms);
 }
 
+ReportTimes report_times(const verdict::Evaluation& evaluation) {
+  ReportTimes times;
+  times.now_ms = evaluation.now_ms;
+  for (const verdict::ServerVerdict& server : evaluation.servers) times.last_report_ms.push_back(server.last_report_ms);
+  return times;
+}
+
 std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
-                                   std::span<const ServerId> candidates) {
+                                   const ReportTimes& times, std::span<const ServerId> candidates) {
   const DurationMs age_max = owner_report_age_max_ms(roster.params);
   std::optional<ServerId> best;
   std::uint64_t best_score = 0;
-  for (const verdict::ServerVerdict& server : evaluation.servers) {
+  for (std::size_t i = 0; i < evaluation.servers.size() && i < times.last_report_ms.size(); ++i) {
+    const verdict::ServerVerdict& server = evaluation.servers[i];
     if (!candidates.empty() && std::find(candidates.begin(), candidates.end(), server.id) == candidates.end()) {
       continue;
     }
-    if (server.status != verdict::ServerStatus::ok || server.last_report_ms <= 0) continue;
-    if (evaluation.now_ms - server.last_report_ms > age_max) continue;
+    const UnixMs last = times.last_report_ms[i];
+    if (server.status != verdict::ServerStatus::ok || last <= 0) continue;
+    if (times.now_ms - last > age_max) continue;
     const std::uint64_t score = owner_score(roster.version, server.id);
     if (!best || score > best_score || (score == best_score && server.id < *best)) {
       best = server.id;
@@ -46,10 +55,10 @@ const char* to_string(WriteRight right) {
   return "?";
 }
 
-OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation,
+OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
                       std::span<const ServerId> candidates, std::string_view self, bool clock_suspect) {
   OwnerView view;
-  view.owner = sync_owner(roster, evaluation, candidates);
+  view.owner = sync_owner(roster, evaluation, times, candidates);
   if (evaluation.partitioned) view.right = WriteRight::partitioned;
   else if (clock_suspect) view.right = WriteRight::clock_suspect;
   else if (!view.owner) view.right = WriteRight::no_owner;

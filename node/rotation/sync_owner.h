@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/server_id.h"
 #include "common/time.h"
@@ -29,13 +30,27 @@ std::uint64_t owner_score(std::uint64_t roster_version, std::string_view server)
 // roster's stale_after_ms.
 DurationMs owner_report_age_max_ms(const Parameters& params);
 
+// When each server's latest report was signed (0: none), and the time to
+// judge their age at. The evaluation carries both as of its own time; a
+// node that keeps its evaluation until what it shows changes (the agent)
+// passes the reports it holds now and its clock instead.
+struct ReportTimes {
+  std::vector<UnixMs> last_report_ms;  // roster order
+  UnixMs now_ms = 0;
+};
+ReportTimes report_times(const verdict::Evaluation& evaluation);
+
 // The sync owner by this evaluation: of the roster's servers listed in
 // `candidates` (empty: every server), those whose status is ok and whose
-// latest report is at most owner_report_age_max_ms old at the evaluation's
-// time; the one of highest owner_score. nullopt: no candidate qualifies.
-// REQUIRES: `evaluation` is of `roster`.
+// latest report is at most owner_report_age_max_ms old; the one of highest
+// owner_score. nullopt: no candidate qualifies.
+// REQUIRES: `evaluation` is of `roster`; `times` has one entry per server.
 std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
-                                   std::span<const ServerId> candidates);
+                                   const ReportTimes& times, std::span<const ServerId> candidates);
+inline std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
+                                          std::span<const ServerId> candidates) {
+  return sync_owner(roster, evaluation, report_times(evaluation), candidates);
+}
 
 // Whether this node may write to the panel, and if not, why not.
 enum class WriteRight : std::uint8_t {
@@ -54,7 +69,11 @@ struct OwnerView {
 
 // The write right of node `self`: owner by its own view, its evaluation
 // not partitioned, its clock not suspect (the agent's clock watch).
-OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation,
+OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
                       std::span<const ServerId> candidates, std::string_view self, bool clock_suspect);
+inline OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation,
+                             std::span<const ServerId> candidates, std::string_view self, bool clock_suspect) {
+  return write_right(roster, evaluation, report_times(evaluation), candidates, self, clock_suspect);
+}
 
 }  // namespace mesh::rotation

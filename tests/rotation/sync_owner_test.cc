@@ -60,6 +60,19 @@ TEST_CASE("the owner is the highest score among the ok, lately reporting candida
   CHECK(sync_owner(roster, late, {}) == order[0]);
 }
 
+TEST_CASE("report times given apart from the evaluation: the agent's current ones") {
+  const Roster roster = nine();
+  const auto evaluation = test::table_evaluation(roster);  // every report 1 s old at its time
+  const auto order = by_score(roster);
+  ReportTimes times = report_times(evaluation);
+  times.now_ms += 10'000;  // the evaluation is kept while nothing it shows changes
+  for (auto& at : times.last_report_ms) at = times.now_ms - 1'000;
+  const auto owner_index = *roster.index_of(order[0]);
+  times.last_report_ms[owner_index] = evaluation.now_ms - 1'000;  // its reports stopped then
+  CHECK(sync_owner(roster, evaluation, times, {}) == order[1]);
+  CHECK(write_right(roster, evaluation, times, {}, order[1], false).right == WriteRight::owner);
+}
+
 TEST_CASE("candidates restrict the owner to the nodes that hold the panel's config") {
   const Roster roster = nine();
   const auto evaluation = test::table_evaluation(roster);
