@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct SnapshotInputs {
   const agent::Agent* agent = nullptr;
   const TransportStats* transport = nullptr;
   const ProbeStats* probes = nullptr;
+  std::optional<api::SyncStatus> panel_sync;  // the panel worker's, when [panel] is on
+  std::optional<api::AlertStatus> alerts;     // likewise for [alerts]
 };
 
 std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& inputs);

@@ -133,6 +133,7 @@ Status<ConfigError> Daemon::open() {
              {"gossip_listen", format_endpoint(listening.value())}});
   apply(std::move(started.value()));
   serve_api();
+  open_panel();
   return Ok{};
 }
 
@@ -230,6 +231,7 @@ void Daemon::on_tick() {
   check_clock();
   apply(agent_->on_tick(wall_now()));
   log_clock();
+  if (!stopping_) drive_panel();
   if (api_ && !stopping_) {
     publish_snapshot();
     // One line when the API starts shedding connections under a flood, one
@@ -362,6 +364,7 @@ void Daemon::shutdown(int exit_code, bool flush) {
   }
   transport_->stop();
   prober_->cancel_all();
+  if (panel_) panel_->stop();  // a request in flight is abandoned
   if (flush) {
     auto flushed = agent_->flush(wall_now());
     if (!store_->apply(flushed.store)) {
