@@ -45,6 +45,8 @@ void AlertTracker::observe(const Roster& roster, const verdict::Evaluation& eval
   if (roster.version != roster_version_) {
     tracks_.clear();  // a new roster: its first evaluation is the baseline
     roster_version_ = roster.version;
+    baseline_ms_ = evaluation.now_ms;
+    catch_up_ms_ = roster.params.stale_after_ms;
   }
   const std::vector<bool> global = global_rotation(roster, evaluation);
   for (std::uint32_t s = 0; s < roster.servers.size(); ++s) {
@@ -75,8 +77,10 @@ void AlertTracker::track(const Roster& roster, const verdict::ServerVerdict& ver
     }
     return;
   }
+  const bool catching_up = track.state == "no_data" && now - baseline_ms_ < catch_up_ms_;
   track.state = state;
   track.last_change_ms = now;
+  if (catching_up) return;
   track.changes.push_back(now);
   while (!track.changes.empty() && now - track.changes.front() > settings_.flap_window_ms) track.changes.pop_front();
   while (track.changes.size() > settings_.flap_changes) track.changes.pop_front();

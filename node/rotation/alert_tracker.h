@@ -61,7 +61,10 @@ class AlertTracker {
 
   // The transitions from the previous evaluation to this one, held as
   // pending. The first evaluation (and each new roster's) is the baseline:
-  // no alert for the state a node starts in.
+  // no alert for the state a node starts in. For the roster's
+  // stale_after_ms after that, a node is still gathering the fleet's
+  // reports: a server leaving `no_data` then is this node catching up, not
+  // a transition, and moves the baseline silently.
   void observe(const Roster& roster, const verdict::Evaluation& evaluation);
 
   // The owner takes every pending alert to deliver. A node that is not the
@@ -84,6 +87,8 @@ class AlertTracker {
 
   AlertSettings settings_;
   std::uint64_t roster_version_ = 0;
+  UnixMs baseline_ms_ = 0;      // the time of the baseline evaluation
+  DurationMs catch_up_ms_ = 0;  // the roster's stale_after_ms
   std::map<ServerId, ServerTrack> tracks_;  // bounded by the roster
   std::deque<Alert> pending_;
 };

@@ -48,6 +48,27 @@ TEST_CASE("one alert per transition; the first evaluation is the baseline") {
   CHECK(tracker.pending() == 0);
 }
 
+TEST_CASE("a node catching up after its start: leaving no_data is no transition for stale_after_ms") {
+  Roster roster = fleet();
+  roster.params.stale_after_ms = 6'000;
+  AlertTracker tracker;
+  auto silent = at(roster, 1'000);
+  test::set_status(silent, "de-1", ServerStatus::no_data);
+  test::set_status(silent, "de-2", ServerStatus::no_data);
+  tracker.observe(roster, silent);  // the baseline: nothing heard yet
+  auto heard = at(roster, 3'000);
+  test::set_status(heard, "de-2", ServerStatus::no_data);
+  tracker.observe(roster, heard);   // de-1 heard: caught up, no alert
+  CHECK(tracker.pending() == 0);
+  tracker.observe(roster, at(roster, 7'000));  // de-2 heard only after stale_after_ms: a transition
+  auto alerts = tracker.take_pending();
+  REQUIRE(alerts.size() == 1);
+  CHECK(alerts[0].server == "de-2");
+  CHECK(alerts[0].from == "no_data");
+  tracker.observe(roster, at(roster, 8'000, ServerStatus::unreachable));
+  CHECK(tracker.pending() == 1);
+}
+
 TEST_CASE("held out while ok is a state of its own") {
   const Roster roster = fleet();
   AlertTracker tracker;

@@ -1,0 +1,92 @@
+// The panel sync with Marzban (docs/PANELS.md), 3 real daemons against a
+// stand-in whose requests are checked by what marzban-sdk itself sends
+// (stub.mjs): the login with username and password, GET /api/hosts, a PUT
+// that flips is_disabled on the host of a server out of rotation and
+// changes nothing else, the heal; and a dry run that changes nothing.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <set>
+
+#include "tests/node/daemon_fleet.h"
+#include "tests/node/http_client.h"
+#include "tests/panels/stub_process.h"
+
+namespace mesh::test {
+namespace {
+
+using Json = nlohmann::json;
+using std::chrono::seconds;
+
+bool enabled(const PanelStub& stub, const std::string& address) {
+  const Json state = stub.state();
+  if (!state.is_object()) return false;
+  for (const Json& h : state["hosts"]) {
+    if (h["address"] == address) return h["enabled"].get<bool>();
+  }
+  return false;
+}
+
+std::string panel_section(const PanelStub& stub, const std::string& dir, bool dry_run) {
+  return "[panel]\nkind = \"marzban\"\nurl = \"" + stub.url() + "\"\ncredentials_file = \"" + dir +
+         "/marzban-credentials\"\ninterval_ms = 10000\ntimeout_ms = 2000\n" + (dry_run ? "dry_run = true\n" : "");
+}
+
+}  // namespace
+
+TEST_CASE("Marzban: logged in, the host disabled by a PUT that changes nothing else, enabled at the heal") {
+  require_stub_packages();
+  DaemonFleet fleet(3, 72);
+  INFO("logs in " << fleet.dir());
+  Json hosts = Json::array();
+  for (std::uint32_t i = 0; i < fleet.size(); ++i) {
+    hosts.push_back({{"remark", "🇩🇪 " + fleet.id(i)}, {"address", fleet.address(i)},
+                     {"port", fleet.roster().servers[i].probe.port}, {"tag", i == 2 ? "VMESS WS" : "VLESS TCP REALITY"}});
+  }
+  PanelStub panel("marzban", "127.0.72.250", hosts, fleet.dir());
+  std::ofstream(fleet.dir() + "/marzban-credentials") << "username admin\npassword secret\n";
+  for (std::uint32_t i = 0; i < fleet.size(); ++i) {
+    std::ofstream(fleet.config_path(i), std::ios::app) << panel_section(panel, fleet.dir(), false);
+  }
+  fleet.start_all();
+  REQUIRE(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n3", "ok"); }, seconds(60)));
+  fleet.stop_service(2);
+  CHECK(DaemonFleet::wait([&] { return !enabled(panel, fleet.address(2)); }, seconds(40)));
+  CHECK(enabled(panel, fleet.address(0)));
+  fleet.start_service(2);
+  CHECK(DaemonFleet::wait([&] { return enabled(panel, fleet.address(2)); }, seconds(40)));
+  const Json state = panel.state();
+  CHECK_MESSAGE(state["violations"].empty(), state["violations"].dump());
+  CHECK(state["writes"].size() == 2);
+  std::set<std::string> writers;
+  for (const Json& w : state["writes"]) writers.insert(w["node"]);
+  CHECK(writers.size() == 1);
+}
+
+TEST_CASE("Marzban, dry run: the round is logged, nothing is written") {
+  require_stub_packages();
+  DaemonFleet fleet(2, 73);
+  INFO("logs in " << fleet.dir());
+  Json hosts = Json::array();
+  for (std::uint32_t i = 0; i < fleet.size(); ++i) {
+    hosts.push_back({{"remark", fleet.id(i)}, {"address", fleet.address(i)}, {"port", fleet.roster().servers[i].probe.port}});
+  }
+  PanelStub panel("marzban", "127.0.73.250", hosts, fleet.dir());
+  std::ofstream(fleet.dir() + "/marzban-credentials") << "username admin\npassword secret\n";
+  for (std::uint32_t i = 0; i < fleet.size(); ++i) {
+    std::ofstream(fleet.config_path(i), std::ios::app) << panel_section(panel, fleet.dir(), true);
+  }
+  fleet.start_all();
+  REQUIRE(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n2", "ok"); }, seconds(60)));
+  fleet.stop_service(1);
+  CHECK(DaemonFleet::wait([&] {
+    return fleet.log_text(0).find("dry run: would disable host 'n2'") != std::string::npos ||
+           fleet.log_text(1).find("dry run: would disable host 'n2'") != std::string::npos;
+  }, seconds(40)));
+  const Json state = panel.state();
+  CHECK(state["writes"].empty());
+  CHECK_MESSAGE(state["violations"].empty(), state["violations"].dump());
+  CHECK(state["requests"].get<int>() > 0);
+}
+
+}  // namespace mesh::test
