@@ -5,6 +5,7 @@
 // changes nothing else, the heal; and a dry run that changes nothing.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
@@ -55,12 +56,44 @@ TEST_CASE("Marzban: logged in, the host disabled by a PUT that changes nothing e
   CHECK(enabled(panel, fleet.address(0)));
   fleet.start_service(2);
   CHECK(DaemonFleet::wait([&] { return enabled(panel, fleet.address(2)); }, seconds(40)));
-  const Json state = panel.state();
+  Json state = panel.state();
   CHECK_MESSAGE(state["violations"].empty(), state["violations"].dump());
   CHECK(state["writes"].size() == 2);
   std::set<std::string> writers;
   for (const Json& w : state["writes"]) writers.insert(w["node"]);
   CHECK(writers.size() == 1);
+
+  // Hosts off the contract: the round fails with the reason, nothing is written.
+  panel.set_mode("garbage");
+  fleet.stop_service(1);
+  std::string reason;
+  CHECK(DaemonFleet::wait([&] {
+    for (std::uint32_t i = 0; i < fleet.size(); ++i) {
+      const auto mesh = http_request(fleet.address(i), fleet.api_port(), boost::beast::http::verb::get, "/v1/mesh",
+                                     fleet.read_token());
+      const Json json = Json::parse(mesh.body, nullptr, false);
+      if (!json.is_discarded() && json["panel_sync"]["failures_in_row"].get<int>() > 0) {
+        reason = json["panel_sync"]["last_error"];
+        return true;
+      }
+    }
+    return false;
+  }, seconds(40)));
+  CHECK(reason.find("is not a ProxyHost") != std::string::npos);
+  state = panel.state();
+  CHECK(state["writes"].size() == 2);
+  CHECK(enabled(panel, fleet.address(1)));
+  // /metrics with the panel's families is Prometheus text promtool accepts.
+  if (std::system("command -v promtool > /dev/null 2>&1") == 0) {
+    const auto metrics = http_request(fleet.address(0), fleet.api_port(), boost::beast::http::verb::get, "/metrics",
+                                      fleet.read_token());
+    CHECK(metrics.body.find("meshnode_panel_failures_total") != std::string::npos);
+    const std::string path = fleet.dir() + "/metrics.txt";
+    std::ofstream(path) << metrics.body;
+    CHECK(std::system(("promtool check metrics < " + path + " > " + path + ".out 2>&1").c_str()) == 0);
+  }
+  panel.set_mode("ok");
+  CHECK(DaemonFleet::wait([&] { return !enabled(panel, fleet.address(1)); }, seconds(70)));
 }
 
 TEST_CASE("Marzban, dry run: the round is logged, nothing is written") {

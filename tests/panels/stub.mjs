@@ -20,7 +20,8 @@
 //     body with --secret) and the Telegram Bot API's sendMessage.
 // A request that breaks the contract is answered 400 and recorded as a
 // violation. GET /_stub/state tells the test everything; POST /_stub/mode
-// {"mode": "ok"|"error"|"slow"|"down"} makes it fail; POST /_stub/set
+// {"mode": "ok"|"error"|"slow"|"down"|"garbage"} makes it fail (garbage:
+// hosts off the panel's contract); POST /_stub/set
 // {"id", "enabled"} changes a host by hand.
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -289,6 +290,11 @@ const server = http.createServer((req, res) => {
     if (state.mode === 'down') return req.socket.destroy();
     if (state.mode === 'error') return reply(503, { message: 'Service Unavailable' });
     if (state.mode === 'slow') return setTimeout(() => reply(503, { message: 'late' }), 60_000);
+    // A panel answering off its own contract: hosts without their fields.
+    if (state.mode === 'garbage' && req.method === 'GET') {
+      return reply(200, kind === 'marzban' ? { 'VLESS TCP REALITY': [{ remark: 7, port: 'x' }] }
+                                           : { response: [{ uuid: 'not-a-uuid', port: '443' }] });
+    }
     if (kind === 'remnawave') return handleRemnawave(req, body, reply);
     if (kind === 'marzban') return handleMarzban(req, body, reply);
     return handleReceiver(req, body, reply);
