@@ -53,13 +53,12 @@ void PanelSync::offer(SyncInput input) {
     return;
   }
   const UnixMs now = wall_now_();
-  if (due(input, now)) start_round(std::move(input), now);
+  if (due(input, now)) start_round(std::move(input));
 }
 
-void PanelSync::start_round(SyncInput input, UnixMs now) {
+void PanelSync::start_round(SyncInput input) {
   in_flight_ = true;
   ++status_.rounds_total;
-  (void)now;
   client_->read_hosts([this, input = std::move(input)](HostsResult hosts) mutable {
     on_hosts(std::move(input), std::move(hosts));
   });
@@ -74,7 +73,7 @@ void PanelSync::on_hosts(SyncInput input, HostsResult hosts) {
   status_.hosts_unknown = plan.unknown_hosts;
   status_.hosts_disabled = static_cast<std::uint32_t>(
       std::count_if(hosts->begin(), hosts->end(), [](const rotation::PanelHost& h) { return !h.enabled; }));
-  log_plan(plan, *hosts);
+  log_plan(plan);
   if (plan.empty() || settings_.dry_run) return succeed(input, false);
   std::vector<std::string> enable, disable;
   for (const auto& c : plan.enable) enable.push_back(c.host_id);
@@ -86,7 +85,7 @@ void PanelSync::on_hosts(SyncInput input, HostsResult hosts) {
 }
 
 // What the round found, whether or not it acts on it (dry run).
-void PanelSync::log_plan(const rotation::SyncPlan& plan, const std::vector<rotation::PanelHost>& hosts) {
+void PanelSync::log_plan(const rotation::SyncPlan& plan) {
   const std::string would = settings_.dry_run ? "dry run: would " : "";
   for (const auto& change : plan.disable) {
     const bool by_hand = disabled_by_us_.count(change.host_id) > 0;
@@ -116,7 +115,6 @@ void PanelSync::log_plan(const rotation::SyncPlan& plan, const std::vector<rotat
              std::to_string(settings_.changes_per_minute) + ")",
          {{"deferred", std::to_string(plan.deferred)}});
   }
-  (void)hosts;
 }
 
 void PanelSync::on_applied(SyncInput input, rotation::SyncPlan plan, Status<PanelError> applied) {

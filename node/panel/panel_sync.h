@@ -50,10 +50,10 @@ class PanelSync {
 
  private:
   bool due(const SyncInput& input, UnixMs now) const;
-  void start_round(SyncInput input, UnixMs now);
+  void start_round(SyncInput input);
   void on_hosts(SyncInput input, HostsResult hosts);
   void on_applied(SyncInput input, rotation::SyncPlan plan, Status<PanelError> applied);
-  void log_plan(const rotation::SyncPlan& plan, const std::vector<rotation::PanelHost>& hosts);
+  void log_plan(const rotation::SyncPlan& plan);
   void succeed(const SyncInput& input, bool changed);
   void fail(const std::string& what, PanelError error);
   void note_right(const rotation::OwnerView& owner);
