@@ -3,11 +3,13 @@
 // receiver (stub.mjs). A stopped VPN service disables its host and the
 // heal enables it, with one writer for the fleet; a host re-enabled by hand
 // is disabled again; a panel that is down stalls nothing and is caught up
-// with; a route never loses its last enabled host; the owner killed hands
-// over with no election; one alert per transition. Every request the
+// with; a route never loses its last enabled host; a server blocked from
+// one country leaves that country's rotation only (GET /v1/routes?country=);
+// the owner killed hands over with no election; one alert per transition. Every request the
 // daemons send is checked by the contract (0 violations).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "tests/panels/panel_fleet.h"
@@ -122,6 +124,30 @@ TEST_CASE("Remnawave: one writer for 9 daemons, within 10 s of the verdict, harm
     for (std::uint32_t i = 0; i < 3; ++i) fleet.start_service(i);
     CHECK(DaemonFleet::wait([&] { return host_enabled(panel, fleet.address(0)) && host_enabled(panel, fleet.address(1)); },
                             seconds(40)));
+
+    // Blocked from one country only: out for its users, in for the others'
+    // (GET /v1/routes?country=), out of the global answer, and so disabled.
+    const std::uint32_t b = 3;  // n4, DE
+    std::string fi;
+    for (std::uint32_t i = 0; i < fleet.size(); ++i) {
+      if (fleet.roster().servers[i].country == "FI") fi += "drop " + fleet.address(i) + "\n";
+    }
+    fleet.write_block_file(b, fi);
+    auto members = [&](const std::string& query) {
+      const Json routes = api_get(fleet, 0, "/v1/routes" + query);
+      return routes.is_array() ? routes[0]["servers"] : Json();
+    };
+    const Json n4 = fleet.id(b);
+    REQUIRE(DaemonFleet::wait([&] { return status_at(fleet, 0, fleet.id(b)) == "unreachable"; }, seconds(40)));
+    CHECK(DaemonFleet::wait([&] {
+      const Json global = members(""), for_fi = members("?country=FI"), for_nl = members("?country=NL");
+      auto has = [&](const Json& list) { return std::find(list.begin(), list.end(), n4) != list.end(); };
+      return !has(global) && !has(for_fi) && has(for_nl) && has(members("?country=DE"));
+    }, seconds(20)));
+    CHECK(members("?country=FI").size() == fleet.size() - 1);
+    CHECK(DaemonFleet::wait([&] { return !host_enabled(panel, fleet.address(b)); }, seconds(20)));
+    fleet.write_block_file(b, "");
+    CHECK(DaemonFleet::wait([&] { return host_enabled(panel, fleet.address(b)); }, seconds(40)));
 
     // The owner killed while a change is due: the next one takes over, no election.
     REQUIRE(DaemonFleet::wait([&] { return (owner = agreed_owner(fleet)).has_value(); }, seconds(30)));
