@@ -20,7 +20,7 @@ void print_panel(const Json& mesh, const Style& style) {
     const Json& p = mesh["panel_sync"];
     const std::string owner = p["owner"].is_string() ? printable(p["owner"].get<std::string>()) : "none";
     const bool failing = p["failures_in_row"].get<std::uint32_t>() > 0;
-    std::printf("%-15s %s%s, %s (owner %s), last round %s ago, hosts %llu (%llu disabled, %llu not ours)\n",
+    std::printf("%-15s %s%s, %s (owner %s), its last round %s, hosts %llu (%llu disabled, %llu not ours)\n",
                 "panel sync", printable(p["kind"].get<std::string>()).c_str(),
                 p["dry_run"].get<bool>() ? " dry run" : "", printable(p["right"].get<std::string>()).c_str(),
                 owner.c_str(), age_text(p["last_sync_age_s"]).c_str(), u64(p["hosts"]["total"]),
