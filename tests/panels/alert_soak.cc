@@ -39,7 +39,7 @@ TEST_CASE("alert soak: one message per transition") {
   require_stub_packages();
   const char* env = std::getenv("MESHNODE_SOAK_MINUTES");
   const int minutes = env ? std::atoi(env) : 30;
-  DaemonFleet fleet(9, 74);
+  DaemonFleet fleet(9, 74, panel_test_parameters(9));
   INFO("logs in " << fleet.dir());
   PanelFleet stubs(fleet, 74, "flap_changes = 4\nflap_window_ms = 120000\nsettle_ms = 30000\n");
   fleet.start_all();

@@ -11,12 +11,11 @@
 
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/http_client.h"
-#include "tests/panels/stub_process.h"
+#include "tests/panels/panel_fleet.h"
 
 namespace mesh::test {
 namespace {
 
-using Json = nlohmann::json;
 using std::chrono::seconds;
 
 bool enabled(const PanelStub& stub, const std::string& address) {
@@ -37,7 +36,7 @@ std::string panel_section(const PanelStub& stub, const std::string& dir, bool dr
 
 TEST_CASE("Marzban: logged in, the host disabled by a PUT that changes nothing else, enabled at the heal") {
   require_stub_packages();
-  DaemonFleet fleet(3, 72);
+  DaemonFleet fleet(3, 72, panel_test_parameters(3));
   INFO("logs in " << fleet.dir());
   Json hosts = Json::array();
   for (std::uint32_t i = 0; i < fleet.size(); ++i) {
@@ -98,7 +97,7 @@ TEST_CASE("Marzban: logged in, the host disabled by a PUT that changes nothing e
 
 TEST_CASE("Marzban, dry run: the round is logged, nothing is written") {
   require_stub_packages();
-  DaemonFleet fleet(2, 73);
+  DaemonFleet fleet(2, 73, panel_test_parameters(2));
   INFO("logs in " << fleet.dir());
   Json hosts = Json::array();
   for (std::uint32_t i = 0; i < fleet.size(); ++i) {

@@ -14,6 +14,7 @@
 
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/http_client.h"
+#include "tests/e2e/volume_cap.h"
 #include "tests/panels/stub_process.h"
 
 namespace mesh::test {
@@ -21,6 +22,16 @@ namespace mesh::test {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 using Verb = boost::beast::http::verb;
+
+// fast_parameters() with a daily volume cap that fits a whole day of their
+// 2 s probes: under the default cap probes are paced by the hour of the UTC
+// day (tests/e2e/volume_cap.h), and a test's timings must not depend on when
+// it runs.
+inline Parameters panel_test_parameters(std::uint32_t servers) {
+  Parameters params = fast_parameters();
+  params.volume_bytes_per_day_max = e2e::suite_volume_cap(params, servers);
+  return params;
+}
 
 inline Json api_get(const DaemonFleet& fleet, std::uint32_t i, const std::string& target) {
   const auto answer = http_request(fleet.address(i), fleet.api_port(), Verb::get, target, fleet.read_token());

@@ -23,7 +23,7 @@ using std::chrono::seconds;
 
 TEST_CASE("Remnawave: one writer for 9 daemons, within 10 s of the verdict, harmless when the panel is not") {
   require_stub_packages();
-  DaemonFleet fleet(9, 71);
+  DaemonFleet fleet(9, 71, panel_test_parameters(9));
   INFO("logs in " << fleet.dir());
   PanelFleet stubs(fleet, 71);
   PanelStub& panel = *stubs.panel;
