@@ -147,6 +147,8 @@ std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& in) {
   snapshot->clock_suspect = agent::to_string(clock.suspect);
   snapshot->clock_offset_ms = clock.offset_ms;
   add_counters(snapshot->metrics, in);
+  snapshot->panel_sync = in.panel_sync;
+  snapshot->alerts = in.alerts;
   return snapshot;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct SnapshotInputs {
   UnixMs started_ms = 0;
   bool starting = false;  // docs/API.md, "Just started"
   std::vector<api::HealthProblem> problems;
+  std::optional<api::SyncStatus> panel_sync;  // the panel worker's, when [panel] is on
+  std::optional<api::AlertStatus> alerts;     // likewise for [alerts]
 };
 
 std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& inputs);

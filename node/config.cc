@@ -6,6 +6,7 @@
 #include "common/toml.h"
 #include "gossip/config.h"
 #include "node/config_api.h"
+#include "node/config_panel.h"
 #include "node/config_table.h"
 #include "node/service_check.h"
 #include "record/address.h"
@@ -188,7 +189,7 @@ Status<ConfigError> read_table(const ConfigTable& top, std::string_view name, Re
 Parsed read_config(const toml::table& root, std::string_view source) {
   ConfigTable top(root, "", source);
   if (auto s = top.allow_only({"node_id", "key_file", "operator_key", "data_dir", "roster_file",
-                               "gossip", "probe", "self_check", "volume", "log", "api"});
+                               "gossip", "probe", "self_check", "volume", "log", "api", "panel", "alerts"});
       !s) {
     return s.error();
   }
@@ -201,6 +202,8 @@ Parsed read_config(const toml::table& root, std::string_view source) {
   if (auto s = read_table(top, "volume", read_volume, config.volume); !s) return s.error();
   if (auto s = read_table(top, "log", read_log, config.log); !s) return s.error();
   if (auto s = read_table(top, "api", read_api_table, config.api); !s) return s.error();
+  if (auto s = read_table(top, "panel", read_panel_table, config.panel); !s) return s.error();
+  if (auto s = read_table(top, "alerts", read_alerts_table, config.alerts); !s) return s.error();
   return config;
 }
 

@@ -10,9 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "common/server_id.h"
@@ -118,6 +120,44 @@ struct ApiConfig {
   bool operator==(const ApiConfig&) const = default;
 };
 
+// [panel]: the panel sync (docs/PANELS.md). Off while `kind` is empty.
+enum class PanelKind { none, remnawave, marzban };
+const char* to_string(PanelKind kind);  // "", "remnawave", "marzban"
+
+struct PanelConfig {
+  PanelKind kind = PanelKind::none;
+  std::string url;               // http(s)://host[:port][/path] of the panel
+  std::string credentials_file = "/etc/meshnode/panel-credentials";
+  bool dry_run = false;          // log what it would change, change nothing
+  std::uint32_t changes_per_minute = 10;  // at most this many host changes a minute
+  DurationMs interval_ms = 180'000;       // read and compare at least this often
+  DurationMs timeout_ms = 10'000;         // one request, start to end
+  // The nodes that may own the sync (they hold this section); empty: all.
+  std::vector<ServerId> candidates;
+  // server id -> the panel hosts that are that server (by id or remark);
+  // others are matched by address and port ([panel.hosts]).
+  std::map<ServerId, std::vector<std::string>> hosts;
+  bool operator==(const PanelConfig&) const = default;
+};
+
+// [alerts]: one message per transition (docs/PANELS.md, "Alerts"). Off
+// while neither a webhook nor Telegram is set.
+struct AlertsConfig {
+  std::string webhook_url;          // POSTed a JSON body per alert
+  std::string webhook_secret_file;  // HMAC-SHA256 key for X-Meshnode-Signature; required with webhook_url
+  std::string telegram_token_file;  // the bot's token; with telegram_chat_id
+  std::string telegram_chat_id;
+  std::string telegram_api = "https://api.telegram.org";
+  std::string status_page_url;      // linked from every message; "" for none
+  std::uint32_t flap_changes = 4;   // transitions within flap_window_ms that make a server "flapping"
+  DurationMs flap_window_ms = 3'600'000;
+  DurationMs settle_ms = 900'000;   // a flapping server settled after this long in one state
+  DurationMs timeout_ms = 10'000;
+  std::vector<ServerId> candidates;  // the nodes that may send (they hold this section); empty: all
+  bool enabled() const { return !webhook_url.empty() || !telegram_token_file.empty(); }
+  bool operator==(const AlertsConfig&) const = default;
+};
+
 // True for 127.0.0.0/8 and ::1.
 bool is_loopback_host(std::string_view host);
 
@@ -133,6 +173,8 @@ struct NodeConfig {
   VolumeConfig volume;
   LogConfig log;
   ApiConfig api;
+  PanelConfig panel;
+  AlertsConfig alerts;
   bool operator==(const NodeConfig&) const = default;
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "node/config.h"
+#include "node/config_panel.h"
 #include "record/roster_toml.h"
 
 namespace mesh::node {
@@ -57,6 +58,8 @@ std::string describe_config(const NodeConfig& c) {
   out += line("tls_key_file", toml_quoted(c.api.tls_key_file));
   out += line("insecure_plaintext", boolean(c.api.insecure_plaintext));
   out += line("threads", number(c.api.threads));
+  out += describe_panel(c.panel);
+  out += describe_alerts(c.alerts);
   return out;
 }
 

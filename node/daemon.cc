@@ -212,6 +212,7 @@ void Daemon::on_tick() {
   log_clock();
   log_problems();
   end_start(wall_now());
+  if (!stopping_) drive_panel();
   if (api_ && !stopping_) {
     publish_snapshot();
     // One line when the API starts shedding connections under a flood, one
@@ -350,6 +351,7 @@ void Daemon::shutdown(int exit_code, bool flush) {
   }
   transport_->stop();
   prober_->cancel_all();
+  if (panel_) panel_->stop();  // a request in flight is abandoned
   if (flush) {
     auto flushed = agent_->flush(wall_now());
     if (!store_->apply(flushed.store)) {
@@ -387,6 +389,7 @@ int Daemon::run() {
   }
   apply(agent_->on_tick(wall_now()));
   serve_api();
+  open_panel();
   wait_signals();
   next_tick_ = std::chrono::steady_clock::now();
   schedule_tick();

@@ -203,7 +203,10 @@ void Daemon::publish_snapshot() {
   published_verdicts_ = logged_verdicts_;
   const TransportStats transport = transport_->stats();
   SnapshotInputs inputs{config_.node_id, MESHNODE_VERSION, now, api_index_, agent_.get(),
-                        &transport, &probe_stats_, started_ms_, starting(now), problems_.all()};
+                        &transport, &probe_stats_, started_ms_, starting(now), problems_.all(),
+                        std::nullopt, std::nullopt};
+  if (panel_ && panel_->panel_on()) inputs.panel_sync = panel_->sync_status();
+  if (panel_ && panel_->alerts_on()) inputs.alerts = panel_->alert_status();
   snapshots_.publish(build_api_snapshot(inputs));
   if (before == nullptr || before->index != api_index_) api_->notify();
 }

@@ -24,6 +24,8 @@
 #include "node/config.h"
 #include "node/daemon.h"
 #include "node/lmdb_agent_store.h"
+#include "node/panel/panel_worker.h"
+#include "node/rotation/alert_tracker.h"
 #include "node/prober.h"
 #include "node/roster_check.h"
 #include "node/self_check.h"
@@ -43,6 +45,10 @@ inline constexpr DurationMs kSnapshotIdleMs = 5'000;
 inline constexpr DurationMs kClockJumpMs = 2'000;
 // How often freed heap pages go back to the kernel (Daemon::trim_heap).
 inline constexpr DurationMs kHeapTrimIntervalMs = 60'000;
+// Alerts: a node that is not the sender drops the transitions it saw up to
+// this long before the sender's latest report (the sender has dealt with
+// them), and keeps the later ones for a takeover (docs/PANELS.md, "Alerts").
+inline constexpr DurationMs kAlertHandoverMarginMs = 5'000;
 // Shutdown: every step after SIGTERM finishes within this.
 inline constexpr DurationMs kShutdownMs = 2'000;
 // A problem that stands (a roster file refused, this node missing from the
@@ -106,6 +112,10 @@ class Daemon {
   void publish_snapshot();
   void offer_roster(std::string raw, std::function<void(api::ApiResponse)> reply);
 
+  // daemon_panel.cc
+  void open_panel();
+  void drive_panel();
+
   NodeConfig config_;
   std::string config_path_;
   PublicKey node_key_{};  // this node's public key (its key file's)
@@ -136,6 +146,10 @@ class Daemon {
   std::shared_ptr<const verdict::Evaluation> published_verdicts_;  // logged_verdicts_ at the last snapshot
   UnixMs snapshot_read_ms_ = 0;  // when the API was last seen reading a snapshot
   std::optional<std::pair<Endpoint, std::string>> self_check_target_;  // listener, SNI
+  // The panel sync and the alerts (docs/PANELS.md), on a thread of their own.
+  std::unique_ptr<panel::PanelWorker> panel_;
+  rotation::AlertTracker alert_tracker_;
+  std::shared_ptr<const verdict::Evaluation> tracked_verdicts_;  // the last one the tracker saw
 
   // Problems that stand (docs/API.md, GET /healthz): the roster file
   // refused, this node absent from the roster held or listed with another

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
-pure_dirs=(verdict gossip node/agent)
+pure_dirs=(verdict gossip node/agent node/rotation)
 # Headers a pure layer must not include.
 forbidden_includes='#[[:space:]]*include[[:space:]]*[<"](boost/asio|boost/beast|asio\.hpp|asio/|lmdb\.h|openssl/|chrono|random|thread|mutex|condition_variable|future|ctime|time\.h|sys/|unistd\.h|fcntl\.h|netinet/|arpa/|spdlog/|storage/|node/daemon|node/net|tools/)'
 # Calls that read a clock or the OS's randomness.

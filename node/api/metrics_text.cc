@@ -174,6 +174,38 @@ void node_state(Writer& w, const ApiSnapshot& s) {
   }
 }
 
+// The panel sync and the alerts (docs/PANELS.md), when configured.
+void panel(Writer& w, const ApiSnapshot& s) {
+  if (const auto& p = s.panel_sync) {
+    w.family("meshnode_panel_sync_owner", "gauge", "1 while this node writes to the panel (the sync owner), else 0.");
+    w.sample("meshnode_panel_sync_owner", "", std::uint64_t{p->right == "owner"});
+    w.family("meshnode_panel_rounds_total", "counter", "Panel sync rounds started (read, compare, write).");
+    w.sample("meshnode_panel_rounds_total", "", p->rounds_total);
+    w.family("meshnode_panel_failures_total", "counter", "Panel sync rounds that failed (no answer, 5xx, a body off the contract).");
+    w.sample("meshnode_panel_failures_total", "", p->requests_failed_total);
+    w.family("meshnode_panel_failures_in_row", "gauge", "Panel sync rounds failed since the last good one.");
+    w.sample("meshnode_panel_failures_in_row", "", std::uint64_t{p->failures_in_row});
+    w.family("meshnode_panel_host_changes_total", "counter", "Panel hosts changed, kept or deferred by the sync, by action.");
+    w.sample("meshnode_panel_host_changes_total", label("action", "enable"), p->enabled_total);
+    w.sample("meshnode_panel_host_changes_total", label("action", "disable"), p->disabled_total);
+    w.sample("meshnode_panel_host_changes_total", label("action", "keep_last"), p->kept_last_total);
+    w.sample("meshnode_panel_host_changes_total", label("action", "defer"), p->deferred_total);
+    w.sample("meshnode_panel_host_changes_total", label("action", "redisable_by_hand"), p->reenabled_by_hand_total);
+  }
+  if (const auto& a = s.alerts) {
+    w.family("meshnode_alerts_sent_total", "counter", "Alerts delivered, by channel.");
+    w.sample("meshnode_alerts_sent_total", label("channel", "webhook"), a->webhook_sent_total);
+    w.sample("meshnode_alerts_sent_total", label("channel", "telegram"), a->telegram_sent_total);
+    w.family("meshnode_alerts_failed_total", "counter", "Alert delivery attempts that failed (retried with backoff), by channel.");
+    w.sample("meshnode_alerts_failed_total", label("channel", "webhook"), a->webhook_failed_total);
+    w.sample("meshnode_alerts_failed_total", label("channel", "telegram"), a->telegram_failed_total);
+    w.family("meshnode_alerts_dropped_total", "counter", "Alerts given up: the queue full, or every attempt failed.");
+    w.sample("meshnode_alerts_dropped_total", "", a->dropped_total);
+    w.family("meshnode_alerts_queued", "gauge", "Alerts awaiting delivery.");
+    w.sample("meshnode_alerts_queued", "", std::uint64_t{a->queued});
+  }
+}
+
 }  // namespace
 
 std::string render_metrics(const ApiSnapshot& s, const ApiServerStats& server) {
@@ -194,6 +226,7 @@ std::string render_metrics(const ApiSnapshot& s, const ApiServerStats& server) {
   w.family("meshnode_volume_cap_bytes", "gauge", "The daily volume cap in force.");
   w.sample("meshnode_volume_cap_bytes", "", s.volume_cap_bytes);
   api_connections(w, server);
+  panel(w, s);
   return w.take();
 }
 

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "node/rotation/country_routes.h"
+
 namespace mesh::api {
 namespace {
 
@@ -66,6 +68,20 @@ Json route_json(const ApiSnapshot& snapshot, std::size_t index) {
           {"reason", membership.degraded_reason}};
 }
 
+Json country_routes_json(const ApiSnapshot& snapshot, std::string_view country) {
+  Json out = Json::array();
+  const auto routes = rotation::country_routes(*snapshot.roster, *snapshot.evaluation, country);
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    out.push_back({{"id", snapshot.roster->routes[i].id},
+                   {"name", snapshot.roster->routes[i].name},
+                   {"country", country},
+                   {"servers", routes[i].members},
+                   {"degraded", routes[i].degraded},
+                   {"reason", routes[i].degraded_reason}});
+  }
+  return out;
+}
+
 Json server_json(const ApiSnapshot& snapshot, const ServerState& server) {
   const verdict::ServerVerdict& verdict = *server.verdict;
   Json by_country = Json::object();
@@ -110,6 +126,9 @@ Json server_detail_json(const ApiSnapshot& snapshot, const ServerState& server) 
   return out;
 }
 
+Json panel_sync_json(const ApiSnapshot& snapshot);
+Json alerts_json(const ApiSnapshot& snapshot);
+
 Json mesh_json(const ApiSnapshot& snapshot) {
   Json peers = Json::array();
   for (const PeerState& peer : snapshot.peers) {
@@ -128,7 +147,33 @@ Json mesh_json(const ApiSnapshot& snapshot) {
           {"peers", std::move(peers)},
           {"volume", {{"used_today", snapshot.volume_used_bytes},
                       {"cap", snapshot.volume_cap_bytes},
-                      {"tight", snapshot.volume_tight}}}};
+                      {"tight", snapshot.volume_tight}}},
+          {"panel_sync", panel_sync_json(snapshot)},
+          {"alerts", alerts_json(snapshot)}};
+}
+
+Json panel_sync_json(const ApiSnapshot& snapshot) {
+  if (!snapshot.panel_sync) return nullptr;
+  const SyncStatus& p = *snapshot.panel_sync;
+  return {{"kind", p.kind},
+          {"dry_run", p.dry_run},
+          {"right", p.right},
+          {"owner", p.owner.empty() ? Json(nullptr) : Json(p.owner)},
+          {"last_sync_age_s", age_s(snapshot, p.last_sync_ms)},
+          {"last_error", p.last_error},
+          {"failures_in_row", p.failures_in_row},
+          {"hosts", {{"total", p.hosts}, {"disabled", p.hosts_disabled}, {"unknown", p.hosts_unknown}}},
+          {"changes", {{"enabled", p.enabled_total}, {"disabled", p.disabled_total}, {"kept_last", p.kept_last_total},
+                       {"deferred", p.deferred_total}, {"redisabled_by_hand", p.reenabled_by_hand_total}}}};
+}
+
+Json alerts_json(const ApiSnapshot& snapshot) {
+  if (!snapshot.alerts) return nullptr;
+  const AlertStatus& a = *snapshot.alerts;
+  return {{"queued", a.queued},
+          {"webhook", {{"sent", a.webhook_sent_total}, {"failed", a.webhook_failed_total}}},
+          {"telegram", {{"sent", a.telegram_sent_total}, {"failed", a.telegram_failed_total}}},
+          {"dropped", a.dropped_total}};
 }
 
 Json held_records_json(const ApiSnapshot& snapshot) {

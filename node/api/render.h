@@ -16,6 +16,10 @@ std::shared_ptr<const SharedBody> routes_body(const ApiSnapshot& snapshot);
 std::shared_ptr<const SharedBody> servers_body(const ApiSnapshot& snapshot);
 
 nlohmann::json route_json(const ApiSnapshot& snapshot, std::size_t route_index);
+// GET /v1/routes?country=C: every route's rotation for users in C
+// (node/rotation/country_routes.h), each object with "country" added.
+// REQUIRES: the snapshot holds a roster and its evaluation.
+nlohmann::json country_routes_json(const ApiSnapshot& snapshot, std::string_view country);
 nlohmann::json server_json(const ApiSnapshot& snapshot, const ServerState& server);
 // The server object plus metrics, self_check and observers.
 nlohmann::json server_detail_json(const ApiSnapshot& snapshot, const ServerState& server);

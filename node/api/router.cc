@@ -168,6 +168,19 @@ ApiResponse list_servers(const Target& target, const ApiSnapshot& snapshot) {
   return json_response(out.dump(), snapshot);
 }
 
+// GET /v1/routes: the global answer (the cached body), or with ?country=
+// the rotation for users in that country (docs/VERDICTS.md, "Rotation per
+// user country").
+ApiResponse list_routes(const Target& target, const ApiSnapshot& snapshot) {
+  const auto country = target.query.find("country");
+  if (country == target.query.end()) return json_response(routes_body(snapshot), snapshot);
+  if (!is_iso3166_alpha2(country->second)) {
+    return error_response(400, "bad_request",
+                          "country must be an assigned ISO 3166-1 alpha-2 code in upper case, like DE");
+  }
+  return json_response(country_routes_json(snapshot, country->second).dump(), snapshot);
+}
+
 ApiResponse one_route(std::string_view id, const ApiSnapshot& snapshot) {
   for (std::size_t i = 0; i < snapshot.roster->routes.size(); ++i) {
     if (snapshot.roster->routes[i].id != id) continue;
@@ -201,12 +214,13 @@ struct Endpoint {
   std::span<const std::string_view> params;
 };
 constexpr std::string_view kBlocking[] = {"index", "wait"};
+constexpr std::string_view kRouteFilters[] = {"country", "index", "wait"};
 constexpr std::string_view kServerFilters[] = {"status", "country", "route", "index", "wait"};
 constexpr Endpoint kEndpoints[] = {
     {"/", false, "GET", std::nullopt, {}},
     {"/healthz", false, "GET", std::nullopt, {}},
     {"/metrics", false, "GET", Role::read, {}},
-    {"/v1/routes", false, "GET", Role::read, kBlocking},
+    {"/v1/routes", false, "GET", Role::read, kRouteFilters},
     {"/v1/routes/", true, "GET", Role::read, kBlocking},
     {"/v1/servers", false, "GET", Role::read, kServerFilters},
     {"/v1/servers/", true, "GET", Role::read, kBlocking},
@@ -377,7 +391,7 @@ RouteDecision route(const ApiRequest& request, const ApiSnapshot& snapshot, cons
     decision.response = no_roster_yet();
     return decision;
   }
-  if (path == "/v1/routes") decision.response = json_response(routes_body(snapshot), snapshot);
+  if (path == "/v1/routes") decision.response = list_routes(*target, snapshot);
   else if (path == "/v1/routes/") decision.response = one_route(id, snapshot);
   else if (path == "/v1/servers") decision.response = list_servers(*target, snapshot);
   else decision.response = one_server(id, snapshot);

@@ -15,6 +15,7 @@
 
 #include "common/server_id.h"
 #include "common/time.h"
+#include "node/api/panel_status.h"
 #include "node/api/shared_body.h"
 #include "record/report.h"
 #include "record/roster.h"
@@ -107,6 +108,8 @@ struct ApiSnapshot {
   std::string clock_suspect = "none";  // agent::ClockSuspect: none, ahead, behind
   DurationMs clock_offset_ms = 0;
   MetricsInput metrics;
+  std::optional<SyncStatus> panel_sync;  // nullopt: no [panel]
+  std::optional<AlertStatus> alerts;     // nullopt: no [alerts]
 
   // Bodies rendered once per snapshot (node/api/render.h), on first use.
   mutable std::once_flag routes_once, servers_once;

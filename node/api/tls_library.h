@@ -1,5 +1,7 @@
-// OpenSSL for the API's HTTPS, and nothing else in meshnode: the probes and
-// the self-check speak their own TLS stage (node/tls_hello.h).
+// OpenSSL for the API's HTTPS and the panel client's (node/panel/http_client.h:
+// a panel, a webhook or Telegram over https://), and nothing else in
+// meshnode: the probes and the self-check speak their own TLS stage
+// (node/tls_hello.h).
 //
 // A lean meshnode (top-level CMakeLists.txt, MESHNODE_LEAN) is not linked
 // with OpenSSL: it loads the system's libssl.so.3 here, when the API is set

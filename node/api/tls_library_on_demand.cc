@@ -3,7 +3,8 @@
 // meshnode is linked with this file instead of libssl and libcrypto. It
 // defines each OpenSSL function the program calls (those of Asio's SSL
 // stream and context, used by the API's HTTPS in node/api/server.cc and
-// session.h) as a forwarder to the same function of libssl.so.3, opened by
+// session.h, and by the panel client's in node/panel/http_client.cc, which
+// verifies the server's certificate and name) as a forwarder to the same function of libssl.so.3, opened by
 // load_tls_library(). A new call to OpenSSL anywhere in meshnode fails its
 // link with an undefined reference until it is listed here; the headers
 // check each signature, since a C function cannot be declared twice with
@@ -14,6 +15,8 @@
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <array>
 #include <cstdio>
@@ -32,12 +35,16 @@
     (bio1, writebuf1, bio2, writebuf2))                                                                \
   X(int, BIO_read, (BIO * b, void* data, int length), (b, data, length))                              \
   X(int, BIO_write, (BIO * b, const void* data, int length), (b, data, length))                       \
+  X(void, CRYPTO_free, (void* ptr, const char* file, int line), (ptr, file, line))                      \
   X(void, ERR_clear_error, (void), ())                                                                 \
   X(unsigned long, ERR_get_error, (void), ())                                                          \
   X(const char*, ERR_reason_error_string, (unsigned long e), (e))                                     \
   X(int, SSL_CTX_check_private_key, (const SSL_CTX* ctx), (ctx))                                      \
   X(long, SSL_CTX_ctrl, (SSL_CTX * ctx, int cmd, long larg, void* parg), (ctx, cmd, larg, parg))      \
   X(void, SSL_CTX_free, (SSL_CTX * ctx), (ctx))                                                        \
+  X(SSL_verify_cb, SSL_CTX_get_verify_callback, (const SSL_CTX* ctx), (ctx))                          \
+  X(int, SSL_CTX_set_default_verify_paths, (SSL_CTX * ctx), (ctx))                                     \
+  X(void, SSL_CTX_set_verify, (SSL_CTX * ctx, int mode, SSL_verify_cb callback), (ctx, mode, callback)) \
   X(void*, SSL_CTX_get_default_passwd_cb_userdata, (SSL_CTX * ctx), (ctx))                             \
   X(void*, SSL_CTX_get_ex_data, (const SSL_CTX* ctx, int index), (ctx, index))                         \
   X(SSL_CTX*, SSL_CTX_new, (const SSL_METHOD* method), (method))                                      \
@@ -52,16 +59,25 @@
   X(void, SSL_free, (SSL * ssl), (ssl))                                                                \
   X(int, SSL_get_error, (const SSL* ssl, int ret), (ssl, ret))                                         \
   X(void*, SSL_get_ex_data, (const SSL* ssl, int index), (ssl, index))                                 \
+  X(int, SSL_get_ex_data_X509_STORE_CTX_idx, (void), ())                                              \
+  X(int, SSL_get_verify_mode, (const SSL* ssl), (ssl))                                                 \
   X(int, SSL_get_shutdown, (const SSL* ssl), (ssl))                                                    \
   X(SSL*, SSL_new, (SSL_CTX * ctx), (ctx))                                                             \
   X(int, SSL_read, (SSL * ssl, void* buf, int num), (ssl, buf, num))                                   \
   X(void, SSL_set_bio, (SSL * ssl, BIO* rbio, BIO* wbio), (ssl, rbio, wbio))                           \
   X(int, SSL_set_ex_data, (SSL * ssl, int index, void* data), (ssl, index, data))                      \
+  X(void, SSL_set_verify, (SSL * ssl, int mode, SSL_verify_cb callback), (ssl, mode, callback))        \
   X(int, SSL_shutdown, (SSL * ssl), (ssl))                                                             \
   X(int, SSL_write, (SSL * ssl, const void* buf, int num), (ssl, buf, num))                            \
   X(const SSL_METHOD*, TLS_client_method, (void), ())                                                  \
   X(const SSL_METHOD*, TLS_method, (void), ())                                                         \
-  X(const SSL_METHOD*, TLS_server_method, (void), ())
+  X(const SSL_METHOD*, TLS_server_method, (void), ())                                                  \
+  X(X509*, X509_STORE_CTX_get_current_cert, (const X509_STORE_CTX* ctx), (ctx))                        \
+  X(int, X509_STORE_CTX_get_error_depth, (const X509_STORE_CTX* ctx), (ctx))                           \
+  X(void*, X509_STORE_CTX_get_ex_data, (const X509_STORE_CTX* ctx, int index), (ctx, index))           \
+  X(int, X509_check_host, (X509 * x, const char* name, size_t length, unsigned int flags, char** peer), \
+    (x, name, length, flags, peer))                                                                    \
+  X(int, X509_check_ip_asc, (X509 * x, const char* address, unsigned int flags), (x, address, flags))
 
 namespace mesh::api {
 namespace {

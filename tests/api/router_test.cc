@@ -63,6 +63,27 @@ TEST_CASE("GET /v1/routes: servers in rotation in roster order, with the index h
   CHECK(routes[1]["servers"] == Json{"nl-2"});
 }
 
+TEST_CASE("GET /v1/routes?country=: the rotation for users in that country") {
+  // nl-1 is unreachable from DE (DE 2/2) while NL's witness reaches it.
+  const auto nl = get("/v1/routes?country=NL");
+  CHECK(nl.response.status == 200);
+  CHECK(header(nl.response, "X-Meshnode-Index") == "7");
+  const Json routes = body_of(nl);
+  REQUIRE(routes.size() == 2);
+  CHECK(routes[0] == Json{{"id", "eu"}, {"name", "Europe"}, {"country", "NL"},
+                          {"servers", {"de-1", "de-2", "nl-1", "nl-2"}}, {"degraded", false}, {"reason", ""}});
+  CHECK(routes[1]["servers"] == Json{"nl-1", "nl-2"});
+  CHECK(body_of(get("/v1/routes?country=DE"))[0]["servers"] == Json{"de-1", "de-2", "nl-2"});
+  // A country with no witnesses: the global answer.
+  CHECK(body_of(get("/v1/routes?country=US"))[0]["servers"] == Json{"de-1", "de-2", "nl-2"});
+  for (const char* bad : {"?country=de", "?country=XX", "?country=", "?country=DEU"}) {
+    CAPTURE(bad);
+    CHECK(get(std::string("/v1/routes") + bad).response.status == 400);
+  }
+  CHECK(body_of(get("/v1/routes?nope=1"))["message"] ==
+        "unknown query parameter 'nope': /v1/routes takes country, index, wait");
+}
+
 TEST_CASE("GET /v1/routes/{id}: the route plus its members") {
   const Json route = body_of(get("/v1/routes/nl"));
   CHECK(route["id"] == "nl");

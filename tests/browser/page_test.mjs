@@ -263,8 +263,19 @@ async function run(browser) {
   await page.screenshot({ path: want.phone_screenshot, fullPage: true });
   console.log("phone screenshot: " + want.phone_screenshot);
   await page.setViewportSize({ width: 1280, height: 900 });
+  await perCountry(page, requests);
   await followsHealing(page);
   check(errors.length === 0, "script errors on the page: " + errors.join("; "));
+}
+
+// The rotation for users in one country (GET /v1/routes?country=): picked
+// on the page, it is asked for and shown as the API answers it.
+async function perCountry(page, requests) {
+  await page.selectOption("#country", "NL");
+  const asked = await eventually(async () => requests.some(u => /\/v1\/routes\?country=NL/.test(u)) ? [] : ["not asked"], 10000);
+  check(asked.length === 0, "choosing NL, the page did not ask /v1/routes?country=NL");
+  failures.push(...await eventually(async () => compareRoutes(await pageView(page), await apiGet("/v1/routes?country=NL")), 20000));
+  await page.selectOption("#country", "");
 }
 
 // The block ends (the block file emptied, renamed into place as the fleet

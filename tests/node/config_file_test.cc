@@ -35,6 +35,16 @@ TEST_CASE("describe_config prints the effective config, and it parses back to th
   config.self_check.service = "exec:/usr/local/bin/check \"vpn\"";
   config.volume.cap_bytes_per_day = 1ull << 40;
   config.log = {LogFormat::json, LogLevel::warn};
+  config.panel.kind = PanelKind::marzban;
+  config.panel.url = "https://panel.example.net:8443/base";
+  config.panel.dry_run = true;
+  config.panel.candidates = {"de-fra-1", "nl-ams-1"};
+  config.panel.hosts = {{"de-fra-1", {"5f1c0a2b-0000-4000-8000-000000000001", "DE \"Frankfurt\""}}};
+  config.alerts.webhook_url = "http://127.0.0.1:9000/hook";
+  config.alerts.webhook_secret_file = "/etc/meshnode/hook-secret";
+  config.alerts.telegram_token_file = "/etc/meshnode/telegram-token";
+  config.alerts.telegram_chat_id = "-1001234";
+  config.alerts.candidates = {"de-fra-1"};
   auto again = parse(describe_config(config));
   REQUIRE_MESSAGE(again.ok(), again.message());
   CHECK(*again == config);

@@ -283,6 +283,43 @@ TEST_CASE("TOML syntax errors carry the line") {
                "over 1048576 bytes");
 }
 
+TEST_CASE("[panel] and [alerts]: off by default, checked when set") {
+  auto defaults = parse(kBase);
+  REQUIRE(defaults.ok());
+  CHECK(defaults->panel.kind == PanelKind::none);
+  CHECK_FALSE(defaults->alerts.enabled());
+  auto remnawave = parse(std::string(kBase) +
+                         "\n[panel]\nkind = \"remnawave\"\nurl = \"https://panel.example.net\"\n"
+                         "candidates = [\"de-fra-1\"]\n[panel.hosts]\n\"de-fra-1\" = [\"DE 1\"]\n");
+  REQUIRE_MESSAGE(remnawave.ok(), remnawave.message());
+  CHECK(remnawave->panel.kind == PanelKind::remnawave);
+  CHECK(remnawave->panel.hosts.at("de-fra-1") == std::vector<std::string>{"DE 1"});
+  CHECK(remnawave->panel.changes_per_minute == 10);
+  expect_error(std::string(kBase) + "\n[panel]\nkind = \"3x-ui\"\n", ConfigError::bad_value, "[panel] kind");
+  expect_error(std::string(kBase) + "\n[panel]\nkind = \"marzban\"\n", ConfigError::bad_value,
+               "needs url and credentials_file");
+  expect_error(std::string(kBase) + "\n[panel]\nurl = \"ftp://panel\"\n", ConfigError::bad_value, "[panel] url");
+  expect_error(std::string(kBase) + "\n[panel]\nurl = \"https://user:pw@panel\"\n", ConfigError::bad_value,
+               "[panel] url");
+  expect_error(std::string(kBase) + "\n[panel]\nchanges_per_minute = 0\n", ConfigError::bad_value,
+               "[panel] changes_per_minute");
+  expect_error(std::string(kBase) + "\n[panel]\ncandidates = [\"Not An Id\"]\n", ConfigError::bad_value,
+               "[panel] candidates");
+  expect_error(std::string(kBase) + "\n[panel]\ndryrun = true\n", ConfigError::unknown_key, "[panel] dryrun");
+  expect_error(std::string(kBase) + "\n[panel.hosts]\n\"de-fra-1\" = []\n", ConfigError::wrong_type,
+               "[panel.hosts] de-fra-1");
+  auto alerts = parse(std::string(kBase) + "\n[alerts]\nwebhook_url = \"https://hooks.example.net/m\"\n"
+                                           "webhook_secret_file = \"/etc/meshnode/hook-secret\"\n");
+  REQUIRE_MESSAGE(alerts.ok(), alerts.message());
+  CHECK(alerts->alerts.enabled());
+  expect_error(std::string(kBase) + "\n[alerts]\nwebhook_url = \"https://hooks.example.net/m\"\n",
+               ConfigError::bad_value, "go together");
+  expect_error(std::string(kBase) + "\n[alerts]\ntelegram_chat_id = \"-100\"\n", ConfigError::bad_value,
+               "go together");
+  expect_error(std::string(kBase) + "\n[alerts]\nflap_changes = 1\n", ConfigError::bad_value,
+               "[alerts] flap_changes");
+}
+
 TEST_CASE("[api]: loopback by default, off with \"\", HTTPS only elsewhere unless said insecure") {
   auto defaults = parse(kBase);
   REQUIRE(defaults.ok());

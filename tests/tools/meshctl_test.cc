@@ -634,6 +634,15 @@ TEST_CASE("status, routes and server from a store: the daemon's verdicts, the ro
   CHECK(routes.exit_code == 0);
   CHECK(lines(routes.out) == std::vector<std::string>{"ROUTE  NAME    DEGRADED  IN ROTATION  REASON",
                                                        "eu     Europe  no        a, c"});
+  // Per user country: b's witnesses each stand alone in DE and FR (1/1):
+  // no country fails or reaches it outright, so users anywhere get a and c.
+  auto for_de = meshctl({"routes", "--data", data, "--country", "DE", "--json"});
+  CHECK(for_de.exit_code == 0);
+  CHECK(for_de.out.find("\"country\": \"DE\"") != std::string::npos);
+  CHECK(for_de.out.find("\"servers\": [\n      \"a\",\n      \"c\"\n    ]") != std::string::npos);
+  auto lower = meshctl({"routes", "--data", data, "--country", "de"});
+  CHECK(lower.exit_code == 2);
+  CHECK(lower.err.find("ISO 3166-1 alpha-2") != std::string::npos);
 
   auto b = meshctl({"server", "b", "--data", data});
   CHECK(b.exit_code == 0);

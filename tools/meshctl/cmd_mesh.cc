@@ -13,6 +13,34 @@ using Json = nlohmann::json;
 
 unsigned long long u64(const Json& value) { return value.get<std::uint64_t>(); }
 
+// The panel sync and the alerts (docs/PANELS.md), when the node has them;
+// an older node's answer has neither field.
+void print_panel(const Json& mesh, const Style& style) {
+  if (mesh.contains("panel_sync") && mesh["panel_sync"].is_object()) {
+    const Json& p = mesh["panel_sync"];
+    const std::string owner = p["owner"].is_string() ? printable(p["owner"].get<std::string>()) : "none";
+    const bool failing = p["failures_in_row"].get<std::uint32_t>() > 0;
+    std::printf("%-15s %s%s, %s (owner %s), its last round %s, hosts %llu (%llu disabled, %llu not ours)\n",
+                "panel sync", printable(p["kind"].get<std::string>()).c_str(),
+                p["dry_run"].get<bool>() ? " dry run" : "", printable(p["right"].get<std::string>()).c_str(),
+                owner.c_str(), age_text(p["last_sync_age_s"]).c_str(), u64(p["hosts"]["total"]),
+                u64(p["hosts"]["disabled"]), u64(p["hosts"]["unknown"]));
+    if (failing) {
+      std::printf("%-15s %s\n", "",
+                  paint(std::to_string(p["failures_in_row"].get<std::uint32_t>()) + " rounds failed: " +
+                            printable(p["last_error"].get<std::string>()),
+                        Colour::red, style)
+                      .c_str());
+    }
+  }
+  if (mesh.contains("alerts") && mesh["alerts"].is_object()) {
+    const Json& a = mesh["alerts"];
+    std::printf("%-15s %llu queued; webhook %llu sent, %llu failed; telegram %llu sent, %llu failed; %llu dropped\n",
+                "alerts", u64(a["queued"]), u64(a["webhook"]["sent"]), u64(a["webhook"]["failed"]),
+                u64(a["telegram"]["sent"]), u64(a["telegram"]["failed"]), u64(a["dropped"]));
+  }
+}
+
 void print_api_mesh(const Json& mesh, const Style& style) {
   const Json& volume = mesh.at("volume");
   const bool tight = volume.at("tight").get<bool>();
@@ -22,6 +50,7 @@ void print_api_mesh(const Json& mesh, const Style& style) {
   std::printf("%-15s %llu\n", "records", u64(mesh.at("records")));
   std::printf("%-15s %llu of %llu bytes%s\n", "volume today", u64(volume.at("used_today")),
               u64(volume.at("cap")), tight ? paint(" (tight: probes slowed)", Colour::yellow, style).c_str() : "");
+  print_panel(mesh, style);
   std::printf("\n");
   Table table({"PEER", "CONNECTED", "LAST FRAME"});
   for (const Json& peer : mesh.at("peers")) {

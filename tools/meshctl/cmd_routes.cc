@@ -1,7 +1,8 @@
 // meshctl routes: each route, degraded or not, and the servers in rotation
 // in roster order (what a panel builds subscriptions from). From the API:
 // GET /v1/routes. From a store: the routes of the daemon's stored verdicts,
-// named from the stored roster.
+// named from the stored roster. With --country, the rotation for users in
+// that country (docs/VERDICTS.md, "Rotation per user country").
 #include "tools/meshctl/commands.h"
 
 namespace mesh::ctl {
@@ -30,9 +31,10 @@ void print_routes(const Json& routes, const NodeSource&, const Style& style) {
 
 }  // namespace
 
-int run_routes(const ReadOptions& options) {
+int run_routes(const RoutesOptions& options) {
   return run_read_command(
-      "routes", options, [](NodeSource& source) { return source.routes(); }, print_routes);
+      "routes", options.read, [&](NodeSource& source) { return source.routes(options.country); },
+      print_routes);
 }
 
 }  // namespace mesh::ctl

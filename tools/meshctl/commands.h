@@ -64,8 +64,12 @@ struct StatusOptions {
 // Every server's status, caption and failing witnesses (GET /v1/servers).
 int run_status(const StatusOptions& options);
 
+struct RoutesOptions {
+  ReadOptions read;
+  std::string country;  // "": the global answer; else the rotation for users there
+};
 // Each route, degraded or not, and its servers in rotation (GET /v1/routes).
-int run_routes(const ReadOptions& options);
+int run_routes(const RoutesOptions& options);
 
 struct ServerOptions {
   ReadOptions read;

@@ -82,9 +82,10 @@ void add_status(CLI::App& app, mesh::ctl::StatusOptions& options) {
   cmd->add_option("--route", options.filter.route, "Only servers of this route");
 }
 
-void add_routes(CLI::App& app, mesh::ctl::ReadOptions& options) {
+void add_routes(CLI::App& app, mesh::ctl::RoutesOptions& options) {
   auto* cmd = app.add_subcommand("routes", "Each route, degraded or not, and its servers in rotation");
-  add_read_options(*cmd, options);
+  add_read_options(*cmd, options.read);
+  cmd->add_option("--country", options.country, "The rotation for users in this country (ISO code)");
 }
 
 void add_server(CLI::App& app, mesh::ctl::ServerOptions& options) {
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
   mesh::ctl::KeyShowOptions key_show;
   mesh::ctl::RecordsOptions records;
   mesh::ctl::StatusOptions status;
-  mesh::ctl::ReadOptions routes;
+  mesh::ctl::RoutesOptions routes;
   mesh::ctl::ServerOptions server;
   mesh::ctl::ReadOptions mesh_options;
   mesh::ctl::TokenOptions token;

@@ -71,7 +71,9 @@ class ApiSource final : public NodeSource {
   CtlResult<nlohmann::json> servers(const ServerFilter& filter) override {
     return get("/v1/servers" + query_of(filter));
   }
-  CtlResult<nlohmann::json> routes() override { return get("/v1/routes"); }
+  CtlResult<nlohmann::json> routes(const std::string& country) override {
+    return get(country.empty() ? "/v1/routes" : "/v1/routes?country=" + percent_encoded(country));
+  }
   CtlResult<nlohmann::json> server(const std::string& id) override {
     return get("/v1/servers/" + percent_encoded(id));
   }

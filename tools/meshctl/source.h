@@ -33,8 +33,10 @@ class NodeSource {
   virtual ~NodeSource() = default;
   // GET /v1/servers with `filter`: an array of server objects, roster order.
   virtual CtlResult<nlohmann::json> servers(const ServerFilter& filter) = 0;
-  // GET /v1/routes: an array of route objects, roster order.
-  virtual CtlResult<nlohmann::json> routes() = 0;
+  // GET /v1/routes: an array of route objects, roster order; with a
+  // `country` (ISO 3166-1 alpha-2), the rotation for users there
+  // (GET /v1/routes?country=).
+  virtual CtlResult<nlohmann::json> routes(const std::string& country) = 0;
   // GET /v1/servers/{id}: the server object with metrics, self_check and
   // observers; unusable ("no server 'x'") for an id outside the roster.
   virtual CtlResult<nlohmann::json> server(const std::string& id) = 0;

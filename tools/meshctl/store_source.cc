@@ -5,6 +5,7 @@
 
 #include "node/agent/state_codec.h"
 #include "node/api/render.h"
+#include "record/country.h"
 #include "record/report.h"
 #include "storage/txn.h"
 #include "tools/meshctl/verdict_decode.h"
@@ -160,9 +161,13 @@ CtlResult<Json> StoreSource::servers(const ServerFilter& filter) {
   return out;
 }
 
-CtlResult<Json> StoreSource::routes() {
+CtlResult<Json> StoreSource::routes(const std::string& country) {
+  if (!country.empty() && !is_iso3166_alpha2(country)) {
+    return unusable("--country must be an assigned ISO 3166-1 alpha-2 code in upper case, like DE");
+  }
   auto snapshot = view();
   if (!snapshot) return snapshot.error();
+  if (!country.empty()) return api::country_routes_json(**snapshot, country);
   Json out = Json::array();
   for (std::size_t i = 0; i < (*snapshot)->roster->routes.size(); ++i) {
     out.push_back(api::route_json(**snapshot, i));

@@ -23,7 +23,7 @@ class StoreSource final : public NodeSource {
   static CtlResult<std::unique_ptr<StoreSource>> open(const std::string& data_dir);
 
   CtlResult<nlohmann::json> servers(const ServerFilter& filter) override;
-  CtlResult<nlohmann::json> routes() override;
+  CtlResult<nlohmann::json> routes(const std::string& country) override;
   CtlResult<nlohmann::json> server(const std::string& id) override;
   CtlResult<nlohmann::json> mesh() override;
   bool from_api() const override { return false; }

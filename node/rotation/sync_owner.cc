@@ -1,0 +1,69 @@
+#include "node/rotation/sync_owner.h"
+
+#include <algorithm>
+
+#include "verdict/hash.h"
+
+namespace mesh::rotation {
+
+std::uint64_t owner_score(std::uint64_t roster_version, std::string_view server) {
+  // "panelown" keeps these scores unrelated to the witness draw's.
+  return splitmix64(splitmix64(roster_version ^ 0x70616e656c6f776eull) ^ verdict::fnv1a64(server));
+}
+
+DurationMs owner_report_age_max_ms(const Parameters& params) {
+  return std::min(params.stale_after_ms, 2 * params.heartbeat_interval_ms);
+}
+
+ReportTimes report_times(const verdict::Evaluation& evaluation) {
+  ReportTimes times;
+  times.now_ms = evaluation.now_ms;
+  for (const verdict::ServerVerdict& server : evaluation.servers) times.last_report_ms.push_back(server.last_report_ms);
+  return times;
+}
+
+std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
+                                   const ReportTimes& times, std::span<const ServerId> candidates) {
+  const DurationMs age_max = owner_report_age_max_ms(roster.params);
+  std::optional<ServerId> best;
+  std::uint64_t best_score = 0;
+  for (std::size_t i = 0; i < evaluation.servers.size() && i < times.last_report_ms.size(); ++i) {
+    const verdict::ServerVerdict& server = evaluation.servers[i];
+    if (!candidates.empty() && std::find(candidates.begin(), candidates.end(), server.id) == candidates.end()) {
+      continue;
+    }
+    const UnixMs last = times.last_report_ms[i];
+    if (server.status != verdict::ServerStatus::ok || last <= 0) continue;
+    if (times.now_ms - last > age_max) continue;
+    const std::uint64_t score = owner_score(roster.version, server.id);
+    if (!best || score > best_score || (score == best_score && server.id < *best)) {
+      best = server.id;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+const char* to_string(WriteRight right) {
+  switch (right) {
+    case WriteRight::owner: return "owner";
+    case WriteRight::not_owner: return "not_owner";
+    case WriteRight::no_owner: return "no_owner";
+    case WriteRight::partitioned: return "partitioned";
+    case WriteRight::clock_suspect: return "clock_suspect";
+  }
+  return "?";
+}
+
+OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
+                      std::span<const ServerId> candidates, std::string_view self, bool clock_suspect) {
+  OwnerView view;
+  view.owner = sync_owner(roster, evaluation, times, candidates);
+  if (evaluation.partitioned) view.right = WriteRight::partitioned;
+  else if (clock_suspect) view.right = WriteRight::clock_suspect;
+  else if (!view.owner) view.right = WriteRight::no_owner;
+  else view.right = *view.owner == self ? WriteRight::owner : WriteRight::not_owner;
+  return view;
+}
+
+}  // namespace mesh::rotation

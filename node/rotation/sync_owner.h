@@ -1,0 +1,79 @@
+// The panel sync's one writer for the fleet (docs/PANELS.md, "One writer"):
+// every node computes the same verdicts, so every node would make the same
+// change; only the sync owner makes it. The owner is a pure function of the
+// evaluation and the roster, so every converged node names the same one
+// with no election and no message: the highest rendezvous score of
+// (roster version, server id) among the candidates that are themselves ok
+// and reported lately. When the owner goes silent its status and its last
+// report say so everywhere, and the next candidate in score order takes over.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/server_id.h"
+#include "common/time.h"
+#include "record/roster.h"
+#include "verdict/evaluation.h"
+
+namespace mesh::rotation {
+
+// Deterministic score of `server` for the roster `version`; higher wins.
+std::uint64_t owner_score(std::uint64_t roster_version, std::string_view server);
+
+// How long ago a candidate's latest report may be: two heartbeats (a live
+// node reports at least once a heartbeat), and never more than the
+// roster's stale_after_ms.
+DurationMs owner_report_age_max_ms(const Parameters& params);
+
+// When each server's latest report was signed (0: none), and the time to
+// judge their age at. The evaluation carries both as of its own time; a
+// node that keeps its evaluation until what it shows changes (the agent)
+// passes the reports it holds now and its clock instead.
+struct ReportTimes {
+  std::vector<UnixMs> last_report_ms;  // roster order
+  UnixMs now_ms = 0;
+};
+ReportTimes report_times(const verdict::Evaluation& evaluation);
+
+// The sync owner by this evaluation: of the roster's servers listed in
+// `candidates` (empty: every server), those whose status is ok and whose
+// latest report is at most owner_report_age_max_ms old; the one of highest
+// owner_score. nullopt: no candidate qualifies.
+// REQUIRES: `evaluation` is of `roster`; `times` has one entry per server.
+std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
+                                   const ReportTimes& times, std::span<const ServerId> candidates);
+inline std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
+                                          std::span<const ServerId> candidates) {
+  return sync_owner(roster, evaluation, report_times(evaluation), candidates);
+}
+
+// Whether this node may write to the panel, and if not, why not.
+enum class WriteRight : std::uint8_t {
+  owner,          // it is the owner by its own view, and that view is sound
+  not_owner,      // another node is
+  no_owner,       // no candidate qualifies (this node included)
+  partitioned,    // its evaluation looks like a split fleet: it never writes then
+  clock_suspect,  // the fleet's reports say its clock is off: it never writes then
+};
+const char* to_string(WriteRight right);
+
+struct OwnerView {
+  WriteRight right = WriteRight::no_owner;
+  std::optional<ServerId> owner;  // by this node's view (also when it may not write)
+};
+
+// The write right of node `self`: owner by its own view, its evaluation
+// not partitioned, its clock not suspect (the agent's clock watch).
+OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
+                      std::span<const ServerId> candidates, std::string_view self, bool clock_suspect);
+inline OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation,
+                             std::span<const ServerId> candidates, std::string_view self, bool clock_suspect) {
+  return write_right(roster, evaluation, report_times(evaluation), candidates, self, clock_suspect);
+}
+
+}  // namespace mesh::rotation

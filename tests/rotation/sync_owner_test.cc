@@ -1,0 +1,116 @@
+// The panel sync's one writer (node/rotation/sync_owner.h), as tables.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "node/rotation/sync_owner.h"
+#include "tests/rotation/fixture.h"
+
+namespace mesh::rotation {
+namespace {
+
+using verdict::ServerStatus;
+
+Roster nine() {
+  std::vector<test::TableServer> servers;
+  for (int i = 1; i <= 9; ++i) servers.push_back({"n" + std::to_string(i), i % 3 == 0 ? "DE" : "NL", {"all"}});
+  Roster roster = test::table_roster(servers);
+  roster.params.heartbeat_interval_ms = 2'000;
+  roster.params.stale_after_ms = 6'000;
+  return roster;
+}
+
+// The candidates in falling score order.
+std::vector<ServerId> by_score(const Roster& roster) {
+  std::vector<ServerId> ids;
+  for (const auto& s : roster.servers) ids.push_back(s.id);
+  std::sort(ids.begin(), ids.end(), [&](const ServerId& a, const ServerId& b) {
+    return owner_score(roster.version, a) > owner_score(roster.version, b);
+  });
+  return ids;
+}
+
+TEST_CASE("the owner is the highest score among the ok, lately reporting candidates") {
+  const Roster roster = nine();
+  auto evaluation = test::table_evaluation(roster);
+  const auto order = by_score(roster);
+  CHECK(sync_owner(roster, evaluation, {}) == order[0]);
+  // Each way a candidate drops out hands the fleet to the next one.
+  struct Row {
+    const char* what;
+    void (*spoil)(verdict::Evaluation&, const ServerId&);
+  };
+  const Row rows[] = {
+      {"unreachable", [](verdict::Evaluation& e, const ServerId& id) { test::set_status(e, id, ServerStatus::unreachable); }},
+      {"unavailable", [](verdict::Evaluation& e, const ServerId& id) { test::set_status(e, id, ServerStatus::unavailable); }},
+      {"no_data", [](verdict::Evaluation& e, const ServerId& id) { test::set_status(e, id, ServerStatus::no_data); }},
+      {"silent for more than two heartbeats",
+       [](verdict::Evaluation& e, const ServerId& id) { test::server(e, id).last_report_ms = e.now_ms - 4'001; }},
+      {"never reported", [](verdict::Evaluation& e, const ServerId& id) { test::server(e, id).last_report_ms = 0; }},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.what);
+    auto spoiled = evaluation;
+    row.spoil(spoiled, order[0]);
+    CHECK(sync_owner(roster, spoiled, {}) == order[1]);
+  }
+  auto late = evaluation;
+  test::server(late, order[0]).last_report_ms = late.now_ms - 4'000;  // exactly two heartbeats: still fresh
+  CHECK(sync_owner(roster, late, {}) == order[0]);
+}
+
+TEST_CASE("report times given apart from the evaluation: the agent's current ones") {
+  const Roster roster = nine();
+  const auto evaluation = test::table_evaluation(roster);  // every report 1 s old at its time
+  const auto order = by_score(roster);
+  ReportTimes times = report_times(evaluation);
+  times.now_ms += 10'000;  // the evaluation is kept while nothing it shows changes
+  for (auto& at : times.last_report_ms) at = times.now_ms - 1'000;
+  const auto owner_index = *roster.index_of(order[0]);
+  times.last_report_ms[owner_index] = evaluation.now_ms - 1'000;  // its reports stopped then
+  CHECK(sync_owner(roster, evaluation, times, {}) == order[1]);
+  CHECK(write_right(roster, evaluation, times, {}, order[1], false).right == WriteRight::owner);
+}
+
+TEST_CASE("candidates restrict the owner to the nodes that hold the panel's config") {
+  const Roster roster = nine();
+  const auto evaluation = test::table_evaluation(roster);
+  const auto order = by_score(roster);
+  const std::vector<ServerId> candidates = {order[5], order[3]};
+  CHECK(sync_owner(roster, evaluation, candidates) == order[3]);
+  const std::vector<ServerId> strangers = {"nobody"};
+  CHECK_FALSE(sync_owner(roster, evaluation, strangers).has_value());
+}
+
+TEST_CASE("the owner moves with the roster version, and spreads over the fleet") {
+  std::map<ServerId, int> owners;
+  Roster roster = nine();
+  for (std::uint64_t version = 1; version <= 900; ++version) {
+    roster.version = version;
+    auto evaluation = test::table_evaluation(roster);
+    evaluation.roster_version = version;
+    owners[*sync_owner(roster, evaluation, {})]++;
+  }
+  CHECK(owners.size() == 9);
+  for (const auto& [id, count] : owners) CHECK(count > 50);  // about 100 each
+}
+
+TEST_CASE("write_right: only the owner writes, and never from a partitioned view or a suspect clock") {
+  const Roster roster = nine();
+  auto evaluation = test::table_evaluation(roster);
+  const ServerId owner = by_score(roster)[0];
+  const ServerId other = by_score(roster)[1];
+  CHECK(write_right(roster, evaluation, {}, owner, false).right == WriteRight::owner);
+  CHECK(write_right(roster, evaluation, {}, other, false).right == WriteRight::not_owner);
+  CHECK(write_right(roster, evaluation, {}, other, false).owner == owner);
+  CHECK(write_right(roster, evaluation, {}, owner, true).right == WriteRight::clock_suspect);
+  evaluation.partitioned = true;
+  CHECK(write_right(roster, evaluation, {}, owner, false).right == WriteRight::partitioned);
+  evaluation.partitioned = false;
+  for (auto& v : evaluation.servers) v.last_report_ms = 0;
+  CHECK(write_right(roster, evaluation, {}, owner, false).right == WriteRight::no_owner);
+}
+
+}  // namespace
+}  // namespace mesh::rotation
