@@ -1,6 +1,7 @@
 #include "verdict/borders.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "common/check.h"
 
@@ -10,7 +11,8 @@ namespace mesh::verdict {
 // after the target's own last word (an older one says no more than that
 // word did) by an observer that is not claimed silent itself (one that
 // is gave its last word before the split).
-std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable) {
+std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable,
+                            std::vector<bool>* alive_unheard) {
   const TallyContext& context = tally.context();
   const std::uint32_t servers = context.fleet->server_count;
   std::vector<bool> claimed(servers, false);
@@ -30,7 +32,39 @@ std::uint32_t cut_off_count(const Tally& tally, const std::vector<const Observed
     });
   }
   std::uint32_t cut_off = 0;
-  for (std::uint32_t t = 0; t < servers; ++t) cut_off += claimed[t] && !reached[t];
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    cut_off += claimed[t] && !reached[t];
+    if (alive_unheard != nullptr && claimed[t] && reached[t]) {
+      alive_unheard->resize(servers, false);
+      (*alive_unheard)[t] = true;
+    }
+  }
+  if (cut_off == 0) return 0;
+  // Cut off with them: heard again since, claimed from the same moment.
+  // first_claim[t]: the earliest unanswered_since among the claims against
+  // t; pending[t]: the claims against t that no longer hold.
+  constexpr UnixMs kNever = std::numeric_limits<UnixMs>::max();
+  std::vector<UnixMs> first_claim(servers, kNever);
+  std::vector<std::uint32_t> pending(servers, 0);
+  for (std::uint32_t o = 0; o < servers; ++o) {
+    if (usable[o] == nullptr) continue;
+    for_each_witness_result(context, *usable[o], [&](std::uint32_t t, bool, const ProbeResult& result) {
+      if (result.fail_streak == 0 || result.unanswered_since_ms == 0) return;
+      first_claim[t] = std::min(first_claim[t], result.unanswered_since_ms);
+      if (!silence_holds(result, context.heard_ms != nullptr ? (*context.heard_ms)[t] : 0)) ++pending[t];
+    });
+  }
+  UnixMs last_cut_off_claim = std::numeric_limits<UnixMs>::min();
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    if (claimed[t] && !reached[t]) last_cut_off_claim = std::max(last_cut_off_claim, first_claim[t]);
+  }
+  const DurationMs slack = std::max<DurationMs>(context.params->probe_interval_ms, 0);
+  if (last_cut_off_claim == kNever || last_cut_off_claim == std::numeric_limits<UnixMs>::min()) return cut_off;
+  const UnixMs until = last_cut_off_claim > kNever - slack ? kNever : last_cut_off_claim + slack;
+  for (std::uint32_t t = 0; t < servers; ++t) {
+    if (claimed[t] || pending[t] < 2) continue;
+    cut_off += first_claim[t] <= until;
+  }
   return cut_off;
 }
 
@@ -195,7 +229,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     return count >= 2 && count * kPartitionedShareDenominator >= of;
   };
   j.partitioned_ = many(strained, observers) || many(silent, servers) ||
-                   many(cut_off_count(tally, usable), servers);
+                   many(cut_off_count(tally, usable, &j.alive_unheard_), servers);
 
   const std::size_t cells = std::size_t{servers} * countries;
   j.eligible_.resize(cells);

@@ -47,6 +47,12 @@ class WitnessJudgement {
   // border explains it): the fleet's own network is split, and no side's
   // failures make a verdict.
   bool partitioned() const { return partitioned_; }
+  // Silent to us (at least two silence claims hold against it) and yet
+  // reached since its last word held here by an observer not so claimed:
+  // the target is alive and only its reports have not reached us yet (a
+  // split healing, its side's reports landing one by one). Its holding
+  // claims are no verdict: insufficient evidence (cut_off_count).
+  bool alive_unheard(std::uint32_t target) const { return !alive_unheard_.empty() && alive_unheard_[target]; }
   // Servers outside `country` that it holds against.
   std::uint32_t breadth(std::uint32_t country) const { return breadth_[country]; }
 
@@ -64,6 +70,7 @@ class WitnessJudgement {
   std::vector<std::uint32_t> explained_;  // [target]: far-side failures set aside
   std::vector<bool> unreliable_;          // [observer]
   bool partitioned_ = false;
+  std::vector<bool> alive_unheard_;       // [target]; empty: none
   std::vector<std::uint32_t> breadth_;    // [country]
 };
 
@@ -93,6 +100,16 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
 // claims hold, Tally::silent_claims), and nobody gets through to it but
 // observers that are themselves so claimed. A censor's targets keep
 // reporting; a split's far side goes silent from its first failed probe.
-std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable);
+// While any server is so cut off, a server heard again whose witnesses'
+// claims (at least two, pending now) began no later than a probe interval
+// after the last of the cut-off servers' first claims counts too: it was
+// cut off with them. When a split heals the far side's reports land one
+// by one; without this the last one still to land read as a server
+// powered off alone, and was unreachable for a moment (tests/e2e scenario
+// 12, 2026-12-05). The flag comes down when the last of them is heard.
+// `alive_unheard` (optional): set to the claimed servers reached since
+// (WitnessJudgement::alive_unheard), or left empty when there are none.
+std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable,
+                            std::vector<bool>* alive_unheard = nullptr);
 
 }  // namespace mesh::verdict

@@ -13,7 +13,7 @@ bool id_less(const TargetStreak& streak, std::string_view id) {
 }
 
 void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome, UnixMs heard_ms,
-                   UnixMs started_ms, UnixMs heard_at_ms) {
+                   UnixMs started_ms, UnixMs heard_at_ms, std::uint32_t silence_streak) {
   ++streak.probes;
   streak.last_probe_ms = now_ms;
   streak.reason = outcome;
@@ -23,17 +23,22 @@ void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome, Un
     streak.fail_streak = 0;
     streak.last_ok_ms = now_ms;
     streak.failing_since_ms = 0;
+    streak.answers = 0;
     streak.answered = false;
   } else {
     if (streak.fail_streak == 0) {
       streak.failing_since_ms = now_ms;
+      streak.answers = 0;
       streak.answered = false;
     }
+    const std::uint32_t before = streak.fail_streak;
     streak.fail_streak = std::min(streak.fail_streak + 1, kStreakMax);
     streak.ok_streak = 0;
     streak.after_failure = false;
-    if (heard_ms != 0 && heard_ms >= streak.failing_since_ms && heard_at_ms <= started_ms) {
-      streak.answered = true;
+    if (heard_ms != 0 && heard_ms >= streak.failing_since_ms && heard_at_ms <= started_ms && !streak.answered) {
+      const bool stood_silent = silence_streak > 0 && before >= silence_streak;
+      streak.answered = ++streak.answers == kAnswersToConfirm || !stood_silent;
+      if (streak.answered) streak.answers = kAnswersToConfirm;  // one form of "answered" (stored as such)
     }
   }
 }
@@ -58,7 +63,8 @@ ProbeResult TargetStreak::result(std::uint32_t target, std::uint32_t recovered_w
 
 const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_ms,
                                         ProbeFailure outcome, DurationMs restart_after_ms,
-                                        UnixMs heard_ms, UnixMs started_ms, UnixMs heard_at_ms) {
+                                        UnixMs heard_ms, UnixMs started_ms, UnixMs heard_at_ms,
+                                        std::uint32_t silence_streak) {
   MESH_CHECK(is_valid_server_id(target_id), "probe ledger: target id breaks the id rule");
   MESH_CHECK(static_cast<std::uint8_t>(outcome) <= kProbeFailureMax,
              "probe ledger: outcome is not a ProbeFailure");
@@ -77,15 +83,17 @@ const TargetStreak* ProbeLedger::record(std::string_view target_id, UnixMs now_m
     it->after_failure = false;
   }
   apply_outcome(*it, now_ms, outcome, heard_ms, started_ms < 0 ? now_ms : started_ms,
-                heard_at_ms < 0 ? heard_ms : heard_at_ms);
+                heard_at_ms < 0 ? heard_ms : heard_at_ms, silence_streak);
   return &*it;
 }
 
 bool ProbeLedger::restore(const TargetStreak& streak) {
   const bool failed = streak.reason != ProbeFailure::none;
   const bool consistent =
-      failed ? streak.fail_streak > 0 && streak.ok_streak == 0 && streak.failing_since_ms <= streak.last_probe_ms
-             : streak.fail_streak == 0 && streak.ok_streak > 0 && streak.failing_since_ms == 0 && !streak.answered;
+      failed ? streak.fail_streak > 0 && streak.ok_streak == 0 && streak.failing_since_ms <= streak.last_probe_ms &&
+                   streak.answers <= kAnswersToConfirm && streak.answered == (streak.answers == kAnswersToConfirm)
+             : streak.fail_streak == 0 && streak.ok_streak > 0 && streak.failing_since_ms == 0 && !streak.answered &&
+                   streak.answers == 0;
   if (!is_valid_server_id(streak.id) || static_cast<std::uint8_t>(streak.reason) > kProbeFailureMax ||
       streak.fail_streak > kStreakMax || streak.ok_streak > kStreakMax || !consistent ||
       streak.probes == 0 || streak.last_ok_ms < 0) {

@@ -28,7 +28,13 @@ namespace mesh::verdict {
 // a new target is dropped and counted (ProbeLedger::dropped()).
 inline constexpr std::size_t kProbeLedgerTargetsMax = kRosterServersMax;
 
+// Failed probes sent after the target spoke that answer a failure streak
+// that had already grown to fail_streak in silence (TargetStreak::answers);
+// a streak still on its way needs one.
+inline constexpr std::uint8_t kAnswersToConfirm = 2;
+
 // One target's streaks, in the observer's clock.
+
 struct TargetStreak {
   ServerId id;                    // the target's server id
   std::uint32_t fail_streak = 0;  // consecutive failures up to the last probe (<= kStreakMax)
@@ -42,10 +48,11 @@ struct TargetStreak {
   // forgets a recovery, which only shortens its flag (ProbeResult::recovered).
   bool after_failure = false;
   // While failing (fail_streak > 0): when the streak's first failure was
-  // probed, and whether a probe of it has failed since the target spoke
-  // after that (answered, sticky for the streak). 0 and false while the
-  // last probe succeeded.
+  // probed; how many probes sent after the target spoke (since then) have
+  // failed, up to kAnswersToConfirm; and whether the streak is answered
+  // (sticky for the streak). 0 and false while the last probe succeeded.
   UnixMs failing_since_ms = 0;
+  std::uint8_t answers = 0;
   bool answered = false;
   bool operator==(const TargetStreak&) const = default;
 
@@ -78,7 +85,14 @@ class ProbeLedger {
   // none) and reached the observer (`heard_at_ms`, its clock) no later than
   // the failed probe began (`started_ms`): the target spoke since the
   // streak began, and a probe started after we heard it still could not
-  // reach it. The agent passes the report it held when it sent the probe
+  // reach it. A streak that had grown to `silence_streak` failures (the
+  // roster's fail_streak; 0: never) before that first answer needs a
+  // second (kAnswersToConfirm): it stood through a silence, and a split
+  // heals rule by rule, so the target's report can be relayed across a
+  // moment before its own path opens and that one probe fails in it
+  // (tests/e2e scenario 12 made verdicts of it at the heal); the next
+  // probe finds the path open. A streak on its way (a censor's block seen
+  // from its first failures) is answered by one. The agent passes the report it held when it sent the probe
   // (so heard_at_ms = started_ms): the latest one held at the outcome may
   // have arrived while the probe was out (a heartbeat every 2 s, a probe
   // that times out after 3.5 s: always), and never answered a streak.
@@ -88,7 +102,7 @@ class ProbeLedger {
   // REQUIRES: is_valid_server_id(target_id); outcome a ProbeFailure enumerator.
   const TargetStreak* record(std::string_view target_id, UnixMs now_ms, ProbeFailure outcome,
                              DurationMs restart_after_ms, UnixMs heard_ms = 0, UnixMs started_ms = -1,
-                             UnixMs heard_at_ms = -1);
+                             UnixMs heard_at_ms = -1, std::uint32_t silence_streak = 0);
 
   // The streak of `target_id`, or nullptr if it was never probed (or was
   // forgotten). O(log targets). Valid until the next non-const call.

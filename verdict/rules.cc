@@ -33,7 +33,7 @@ void count_votes(const RuleInputs& in, std::uint32_t target, ServerVerdict& verd
   const std::uint32_t witnesses = in.roster->params.quorum_witnesses;
   verdict.quorum = std::max<std::uint32_t>(2, std::min(witnesses, reporting));
   const bool enough = verdict.failing >= verdict.quorum;
-  verdict.flags.unreachable = enough && !split && !judged.partitioned();
+  verdict.flags.unreachable = enough && !split && !judged.partitioned() && !judged.alive_unheard(target);
   verdict.flags.insufficient_evidence =
       !verdict.flags.unreachable && verdict.failing > 0 && (enough || verdict.eligible < verdict.quorum);
 }

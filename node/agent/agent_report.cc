@@ -89,7 +89,7 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   const bool first = before == nullptr;
   const verdict::TargetStreak* after =
       ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms,
-                     was->heard_ms_at_request, was->requested_ms, was->requested_ms);
+                     was->heard_ms_at_request, was->requested_ms, was->requested_ms, threshold);
   // A target's first result, or a new class or reason, may be news.
   if (first || meaning_of_streak(after) != had) meaning_dirty_ = true;
   dirty_streaks_.push_back(outcome.target);

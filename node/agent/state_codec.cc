@@ -51,7 +51,8 @@ Bytes encode_streak(const verdict::TargetStreak& streak) {
   out.push_back(static_cast<std::uint8_t>(streak.reason));
   put_be(out, streak.probes, 8);
   put_be(out, static_cast<std::uint64_t>(streak.failing_since_ms), 8);
-  out.push_back(streak.answered ? 1 : 0);
+  // 0: no answer, 1: answered (as format 2 always wrote it), 2: one answer of two.
+  out.push_back(streak.answered ? 1 : streak.answers > 0 ? 2 : 0);
   return out;
 }
 
@@ -76,8 +77,9 @@ std::optional<verdict::TargetStreak> decode_streak(std::string_view target_id, B
   }
   streak.failing_since_ms = static_cast<UnixMs>(get_be(bytes, at, 8));
   const std::uint8_t answered = bytes[at++];
-  if (answered > 1) return std::nullopt;
+  if (answered > 2) return std::nullopt;
   streak.answered = answered == 1;
+  streak.answers = answered == 1 ? verdict::kAnswersToConfirm : answered == 2 ? 1 : 0;
   return streak;
 }
 

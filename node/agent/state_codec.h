@@ -26,7 +26,8 @@ std::optional<std::string_view> streak_target(std::string_view key);
 
 // Streak: format 2 (1 B) || fail_streak (4) || ok_streak (4) ||
 // last_probe_ms (8, signed) || last_ok_ms (8, signed) || reason (1) ||
-// probes (8) || failing_since_ms (8, signed) || answered (1: 0 or 1) = 43
+// probes (8) || failing_since_ms (8, signed) || answers (1: 0 none, 1 answered,
+// 2 one answer of verdict::kAnswersToConfirm) = 43
 // bytes; format 1 is the first 34 bytes of it (still read). The id is the key's.
 Bytes encode_streak(const verdict::TargetStreak& streak);
 // nullopt when the bytes are not exactly that layout; the streak's own

@@ -74,6 +74,9 @@ TEST_CASE("a stored agent value that does not decode is a clear error, and nothi
 TEST_CASE("streak and volume codecs: round trip, and strict about length and format") {
   verdict::TargetStreak streak{"de-1", 4, 0, kStartMs, kStartMs - 60'000, ProbeFailure::tls_reset, 77};
   streak.failing_since_ms = kStartMs - 30'000;
+  streak.answers = 1;  // one answer of two
+  CHECK(decode_streak("de-1", encode_streak(streak)) == streak);
+  streak.answers = verdict::kAnswersToConfirm;
   streak.answered = true;
   const Bytes encoded = encode_streak(streak);
   CHECK(encoded.size() == 43);
@@ -88,7 +91,7 @@ TEST_CASE("streak and volume codecs: round trip, and strict about length and for
   bad_reason[25] = 200;
   CHECK(!decode_streak("de-1", bad_reason));
   Bytes bad_answered = encoded;
-  bad_answered.back() = 2;
+  bad_answered.back() = 3;
   CHECK(!decode_streak("de-1", bad_answered));
   // Format 1 (34 bytes, no failing_since_ms nor answered) is still read: a
   // failing streak of it began at its last probe, unanswered.

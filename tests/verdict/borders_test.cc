@@ -357,6 +357,40 @@ TEST_CASE("a healed split: failures across it are silent claims, no votes once t
   }
 }
 
+TEST_CASE("a split heals: the far side's last report still to land is no server powered off") {
+  // As in tests/e2e scenario 12: all of country 0 and the first server of
+  // country 1 (server 6) were split from the rest, and the split has just
+  // healed. Here (on the right) every report has landed since, each side's
+  // failures of the other are silence claims, but the report of server 6
+  // is still on its way: the claims against it hold. Its own side reached
+  // it after its last word we hold: it is alive, only unheard. It was
+  // unreachable for a moment at the heal of that scenario.
+  const Roster roster = fleet_30();
+  const std::uint32_t late = kPerCountry;
+  auto side = [&](std::uint32_t s) { return country_of(s) == 0 || s == late; };
+  std::vector<ObservedReport> reports = reports_of(roster, [&](std::uint32_t o, std::uint32_t t) {
+    return side(o) == side(t);
+  });
+  for (std::uint32_t o = 0; o < roster.servers.size(); ++o) {
+    claim_silence(reports[o], [&](std::uint32_t t) { return side(o) != side(t); });
+  }
+  const std::vector<ObservedReport> heard = reports;
+  reports[late].timestamp_ms = kReportAt - 60'000;  // its last word held here: before the split
+  const Evaluation landing = evaluate(roster, reports, kNow);
+  CAPTURE(landing.servers[late].failing);
+  CHECK(landing.servers[late].status == ServerStatus::ok);
+  CHECK(landing.servers[late].flags.insufficient_evidence);
+  // Its report lands: the claims are pending, no vote at all.
+  const Evaluation landed = evaluate(roster, heard, kNow);
+  CHECK(landed.servers[late].status == ServerStatus::ok);
+  CHECK(landed.servers[late].failing == 0);
+  // Nobody reached it since its last word: powered off, unreachable.
+  std::vector<ObservedReport> off = reports_of(roster, [&](std::uint32_t, std::uint32_t t) { return t != late; });
+  off[late].timestamp_ms = kReportAt - 60'000;
+  for (ObservedReport& observed : off) claim_silence(observed, [&](std::uint32_t t) { return t == late; });
+  CHECK(evaluate(roster, off, kNow).servers[late].status == ServerStatus::unreachable);
+}
+
 TEST_CASE("a split's far side is cut off from its first failed probe: partitioned, no verdict") {
   // 12 of 30 servers (AE and DE) split from the rest; each side's failures
   // of the other are silent claims on their way (one failed probe), and the

@@ -217,12 +217,13 @@ TEST_CASE("probe ledger: a failure streak is unanswered until a probe fails afte
   heard = kT0 + 10'000;
   ledger.record("de-1", kT0 + 15'000, ProbeFailure::tcp_timeout, stale, heard, kT0 + 5'000, kT0 + 12'000);
   CHECK(unanswered() == kT0);
-  // One begun at +12 s (as we heard it) fails: answered, for the streak.
-  ledger.record("de-1", kT0 + kMinute, ProbeFailure::tcp_timeout, stale, heard, kT0 + 12'000, kT0 + 12'000);
+  // One begun at +12 s (as we heard it) fails: answered, for the streak
+  // (on its way: 2 failures before it, below fail_streak 3).
+  ledger.record("de-1", kT0 + kMinute, ProbeFailure::tcp_timeout, stale, heard, kT0 + 12'000, kT0 + 12'000, 3);
   CHECK(unanswered() == 0);
   CHECK(ledger.find("de-1")->answered);
   ledger.record("de-1", kT0 + 2 * kMinute, ProbeFailure::tcp_timeout, stale, heard, kT0 + 2 * kMinute - 10'000,
-                kT0 + 12'000);
+                kT0 + 12'000, 3);
   CHECK(unanswered() == 0);
   CHECK(ledger.find("de-1")->failing_since_ms == kT0);  // the streak's first failure
   // A success ends the streak; the next one starts unanswered again.
@@ -241,6 +242,48 @@ TEST_CASE("probe ledger: a failure streak is unanswered until a probe fails afte
   ok_answered.probes = 1;
   ok_answered.answered = true;  // an ok streak is never answered
   CHECK_FALSE(ledger.restore(ok_answered));
+}
+
+// tests/e2e scenario 12: a split heals rule by rule; the target's report is
+// relayed across before its own path opens, and the probe it hurried fails.
+TEST_CASE("probe ledger: a streak grown in silence needs two answers, one on its way needs one") {
+  Roster roster = make_roster({"DE", "NL"}, {3, 3});
+  ProbeLedger ledger;
+  const std::vector<std::uint32_t> targets = {0};
+  auto unanswered = [&] { return ledger.view_for(roster, targets, 1).results.at(0).unanswered_since_ms; };
+  const DurationMs stale = kMinute * 12;
+  const UnixMs before = kT0 - 30'000;  // the target's last report before the split
+  for (int i = 0; i < 5; ++i) {  // five failures across the split, nothing heard
+    ledger.record("de-1", kT0 + i * 2'000, ProbeFailure::tcp_timeout, stale, before, kT0 + i * 2'000 - 1'000,
+                  before, 3);
+  }
+  CHECK(unanswered() == kT0);
+  // The heal: a report it signed at +20 s arrives by a relay; a probe sent after it fails.
+  const UnixMs spoke = kT0 + 20'000;
+  ledger.record("de-1", kT0 + 22'000, ProbeFailure::tcp_timeout, stale, spoke, kT0 + 21'000, kT0 + 21'000, 3);
+  CHECK(ledger.find("de-1")->answers == 1);
+  CHECK_FALSE(ledger.find("de-1")->answered);
+  CHECK(unanswered() == kT0);  // not a vote yet
+  // The next one gets through: the streak ends, nothing was ever a vote.
+  ledger.record("de-1", kT0 + 24'000, ProbeFailure::none, stale, spoke, kT0 + 23'000, kT0 + 21'000, 3);
+  CHECK(ledger.find("de-1")->fail_streak == 0);
+  CHECK(ledger.find("de-1")->answers == 0);
+  // Had it failed again, the second answer would have answered it.
+  // A new streak (a censor's block): its first failure at +30 s, the target
+  // speaks at +31 s, the probe sent at +33 s fails: on its way (one failure
+  // before it), one answer is enough.
+  ledger.record("de-1", kT0 + 30'000, ProbeFailure::tcp_timeout, stale, spoke, kT0 + 29'000, kT0 + 21'000, 3);
+  CHECK(unanswered() == kT0 + 30'000);
+  ledger.record("de-1", kT0 + 34'000, ProbeFailure::tcp_timeout, stale, kT0 + 31'000, kT0 + 33'000,
+                kT0 + 31'500, 3);
+  CHECK(ledger.find("de-1")->answered);
+  CHECK(unanswered() == 0);
+  TargetStreak half = *ledger.find("de-1");
+  half.answered = false;
+  half.answers = 1;
+  CHECK(ledger.restore(half));
+  half.answers = 2;  // two answers and not answered: refused
+  CHECK_FALSE(ledger.restore(half));
 }
 
 TEST_CASE("probe ledger: the view is sorted by roster index, skips self and unprobed targets") {
