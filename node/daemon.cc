@@ -119,7 +119,12 @@ Status<StartError> Daemon::open_store(const SecretKey& key) {
   if (!fresh) {
     if (auto roster = check_start_roster(stored_roster(stored.value())); !roster) return roster.error();
   }
-  auto boot = store_->next_boot_counter();
+  // Never below the seconds since 2026-01-01 (docs/STORAGE.md, "Boot
+  // counter"): a node whose data dir was lost restarts with its key and
+  // must not reuse its nonces.
+  constexpr UnixMs kBootFloorEpochMs = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
+  const UnixMs since_epoch_ms = std::max<UnixMs>(wall_now() - kBootFloorEpochMs, 0);
+  auto boot = store_->next_boot_counter(static_cast<std::uint64_t>(since_epoch_ms / 1'000));
   if (!boot) return make_error(StartError::cannot_start, explain_storage_error(config_.data_dir, boot.message()));
   agent::AgentConfig agent_config;
   agent_config.core.self = config_.node_id;

@@ -32,7 +32,7 @@ class LmdbAgentStore final : public agent::AgentStore {
   Status<agent::StoreFailure> apply(const agent::StoreBatch& batch) override;
 
   // Store::next_boot_counter (docs/STORAGE.md, "Boot counter").
-  Result<std::uint64_t, StoreError> next_boot_counter() { return store_->next_boot_counter(); }
+  Result<std::uint64_t, StoreError> next_boot_counter(std::uint64_t floor) { return store_->next_boot_counter(floor); }
   // Why the last load() or apply() failed.
   const std::string& last_error() const { return last_error_; }
   const std::string& path() const { return store_->path(); }

@@ -1,8 +1,11 @@
 #include "storage/store.h"
 
+#include <algorithm>
+
 #include <lmdb.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -262,7 +265,7 @@ Result<WriteTxn, StoreError> Store::begin_write() {
   return WriteTxn(this, txn);
 }
 
-Result<std::uint64_t, StoreError> Store::next_boot_counter() {
+Result<std::uint64_t, StoreError> Store::next_boot_counter(std::uint64_t floor) {
   auto txn = begin_write();
   if (!txn) return txn.error();
   auto current = txn->find_state(kBootCounterKey);
@@ -277,7 +280,7 @@ Result<std::uint64_t, StoreError> Store::next_boot_counter() {
     for (std::uint8_t b : bytes) counter = counter << 8 | b;
   }
   if (counter == UINT64_MAX) return store_error(StoreError::corrupt, dir_, "boot counter exhausted");
-  ++counter;
+  counter = std::max(counter + 1, floor);
   std::uint8_t encoded[8];
   for (int i = 0; i < 8; ++i) encoded[i] = static_cast<std::uint8_t>(counter >> (56 - 8 * i));
   auto put = txn->put_state(kBootCounterKey, ByteView(encoded, sizeof encoded));

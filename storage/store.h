@@ -98,10 +98,13 @@ class Store {
   // REQUIRES: the calling thread holds no WriteTxn of this store.
   Result<WriteTxn, StoreError> begin_write();
 
-  // Increments the boot counter in `state` (key kBootCounterKey, 8 bytes
-  // big-endian), commits, and returns the new value: 1 on a fresh store,
-  // strictly larger on every call, across restarts and crashes.
-  Result<std::uint64_t, StoreError> next_boot_counter();
+  // Raises the boot counter in `state` (key kBootCounterKey, 8 bytes
+  // big-endian) to max(held + 1, floor), commits, and returns it: strictly
+  // larger on every call, across restarts and crashes. The daemon's floor
+  // is the seconds since 2026-01-01 (boot_counter_floor): a node whose data
+  // dir was lost comes back with its key and a fresh store, and must not
+  // count its boots, the prefix of its link nonces, from 1 again.
+  Result<std::uint64_t, StoreError> next_boot_counter(std::uint64_t floor = 1);
 
   const std::string& path() const { return dir_; }
   bool read_only() const { return read_only_; }

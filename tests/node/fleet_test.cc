@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <map>
 
 #include "node/agent/state_codec.h"
@@ -132,6 +133,45 @@ TEST_CASE("real daemons: steady state, then a stopped listener, service and daem
     CHECK(own_seq(fleet, 2) > seq);  // numbering goes on from the stored report
     CHECK(fleet.log_text(2).find("boot 2, 5 records") != std::string::npos);
   }
+}
+
+// A node whose data dir was lost (a reinstall, a new disk) comes back with
+// its key and a fresh store. Its boot counter, the prefix of its link
+// nonces, must not start again below the one its peers hold: they would
+// drop its frames as replays of an older boot (and the nonces would repeat
+// under the same key). docs/STORAGE.md, "Boot counter".
+TEST_CASE("a node restarted with its key and an empty data dir is heard at once") {
+  DaemonFleet fleet(3, 49);
+  fleet.start_all();
+  INFO("logs in " << fleet.dir());
+  REQUIRE(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n3", "ok"); }, seconds(60)));
+  // The boot counter n3's store holds (its latest start's).
+  auto last_boot = [&] {
+    const std::optional<Bytes> held = fleet.state(2, kBootCounterKey);
+    std::uint64_t boot = 0;
+    if (held && held->size() == 8) {
+      for (std::uint8_t b : *held) boot = boot << 8 | b;
+    }
+    return boot;
+  };
+  std::uint64_t boot = last_boot();
+  REQUIRE(boot > 0);
+  for (int restart = 0; restart < 2; ++restart) {  // killed and restarted on its store
+    fleet.kill_daemon(2);
+    fleet.start_daemon(2);
+    REQUIRE(DaemonFleet::wait([&] { return last_boot() > boot; }, seconds(10)));
+    boot = last_boot();
+  }
+  fleet.kill_daemon(2);
+  REQUIRE(DaemonFleet::wait([&] { return fleet.all_show({0, 1}, "n3", "no_data"); }, seconds(30)));
+  std::filesystem::remove_all(fleet.data_dir(2));
+  std::filesystem::create_directory(fleet.data_dir(2));
+  std::filesystem::permissions(fleet.data_dir(2), std::filesystem::perms::owner_all);
+  fleet.start_daemon(2);
+  // Its first boot on the fresh store is above its last on the old one
+  // (it was 1 before the floor), and the fleet hears it.
+  CHECK(DaemonFleet::wait([&] { return last_boot() > boot; }, seconds(10)));
+  CHECK(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n3", "ok"); }, seconds(20)));
 }
 
 TEST_CASE("a newer roster file read on SIGHUP at one node reaches every node by gossip") {

@@ -310,6 +310,15 @@ TEST_CASE("next_boot_counter counts up from 1 across reopen") {
   CHECK(store->next_boot_counter().code() == StoreError::read_only);
 }
 
+TEST_CASE("next_boot_counter rises to its floor, and above the held value whatever the floor") {
+  TempDir dir;
+  auto store = open_ok(dir.path());
+  CHECK(store->next_boot_counter(29'000'000).value() == 29'000'000);  // a fresh store, 2026-12
+  CHECK(store->next_boot_counter(29'000'000).value() == 29'000'001);  // twice in a second
+  CHECK(store->next_boot_counter(5).value() == 29'000'002);           // a clock set back
+  CHECK(store->next_boot_counter(30'000'000).value() == 30'000'000);
+}
+
 TEST_CASE("a malformed boot counter is corrupt, not reset") {
   TempDir dir;
   auto store = open_ok(dir.path());
