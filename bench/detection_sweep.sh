@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Time from a fault to its verdict at every node, over the phases a fault
-# can fall at (README, "Figures"; issue 13's 4-, 10- and 15-minute targets).
+# can fall at (docs/PERFORMANCE.md, "Detection times"; issue 13's 4-, 10- and 15-minute targets).
 #
 # The built-ins start their faults at 5m, one phase of the probe and report
 # schedules; where an SNI block falls against its country's TLS turns (one

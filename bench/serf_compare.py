@@ -412,7 +412,7 @@ class SerfFleet(Fleet):
 # The roster's defaults (docs/CONFIG.md): epochs of an hour, and a warm-up of
 # (fail_streak 3 + 2) x probe_interval 60 s = 300 s before each switch, in
 # which the next epoch's witnesses probe their new targets as well: about
-# twice the probes for those 5 minutes of every hour (README, "By port").
+# twice the probes for those 5 minutes of every hour (docs/PERFORMANCE.md, "Beside Serf").
 EPOCH_S = 3600
 EPOCH_WARMUP_S = 300
 

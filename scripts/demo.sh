@@ -98,6 +98,7 @@ echo "$api_token" > "$demo/panel.token" && chmod 600 "$demo/panel.token"
   echo "stale_after_ms = 9000"
   echo "fail_streak = 3"
   echo "quorum_witnesses = 2        # two servers of one country make a block visible"
+  echo "volume_bytes_per_day_max = 8589934592  # demo: a day of 3 s TLS probes fits (default 200 MiB paces them)"
   echo
   echo '[[routes]]'
   echo 'id = "all"'

@@ -6,7 +6,7 @@
 // A lean meshnode (top-level CMakeLists.txt, MESHNODE_LEAN) is not linked
 // with OpenSSL: it loads the system's libssl.so.3 here, when the API is set
 // up to serve HTTPS, and a daemon whose API speaks plain HTTP on loopback
-// (the default) maps no page of it (README, "Small in memory"). Loaded, not
+// (the default) maps no page of it (docs/PERFORMANCE.md, "Memory"). Loaded, not
 // copied in, OpenSSL's security updates still reach the daemon at its next
 // start. Every other program (meshctl, the tests) is linked with OpenSSL,
 // and for them this only says so.
