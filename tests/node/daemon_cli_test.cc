@@ -14,6 +14,7 @@
 #include "node/agent/state_codec.h"
 #include "storage/store.h"
 #include "storage/txn.h"
+#include "storage/layout.h"
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/net_util.h"
 
@@ -311,12 +312,23 @@ TEST_CASE("a start that fails on a port, the API's tokens or its certificate wri
     fleet.start_daemon(0);
     REQUIRE(wait_for_port(fleet.address(0), fleet.gossip_port(), std::chrono::seconds(20)));
     REQUIRE(fleet.stop_daemon(0, std::chrono::seconds(5)).has_value());
-    REQUIRE(contains(fleet.log_text(0), "boot 1,"));
+    const auto held = fleet.state(0, kBootCounterKey);
+    REQUIRE(held.has_value());
+    REQUIRE(held->size() == 8);
+    std::uint64_t boot = 0;
+    for (std::uint8_t b : *held) boot = boot << 8 | b;
+    REQUIRE(contains(fleet.log_text(0), "boot " + std::to_string(boot) + ","));
     REQUIRE(!dir_contents(fleet.data_dir(0)).empty());
     fail_every_way();
-    // And the next start that holds takes boot counter 2.
+    CHECK(fleet.state(0, kBootCounterKey) == held);  // where it was
+    // And the next start that holds takes a larger one.
     fleet.start_daemon(0);
-    CHECK(DaemonFleet::wait([&] { return contains(fleet.log_text(0), "boot 2,"); }, std::chrono::seconds(20)));
+    CHECK(DaemonFleet::wait(
+        [&] {
+          const auto now = fleet.state(0, kBootCounterKey);
+          return now.has_value() && now->size() == 8 && *now > *held;  // big-endian: bytes order as numbers
+        },
+        std::chrono::seconds(20)));
   }
 }
 
