@@ -94,4 +94,20 @@ inline bool is_vote(const ProbeResult& result, const Parameters& params, UnixMs 
 bool fails_share(const ObservedReport& observed, const Parameters& params,
                  std::uint32_t server_count, std::uint32_t permille);
 
+// What fails_share reads, counted by a pass that visits the view anyway
+// (Tally::contribute): counted results, and those with a streak or recovered.
+struct ViewShare {
+  std::uint64_t probed = 0;
+  std::uint64_t failing = 0;
+  void count(const ProbeResult& result) {
+    ++probed;
+    if (result.fail_streak > 0 || result.recovered) ++failing;
+  }
+  // fails_share's answer from these counts.
+  bool reaches(const Parameters& params, std::uint32_t permille) const {
+    if (probed < params.unreliable_min_targets || probed == 0) return false;
+    return failing * 1000 >= std::uint64_t{permille} * probed;
+  }
+};
+
 }  // namespace mesh::verdict

@@ -5,14 +5,6 @@
 #include "common/check.h"
 
 namespace mesh::verdict {
-namespace {
-
-std::uint32_t non_negative(std::int32_t count) {
-  MESH_CHECK(count >= 0, "tally count below zero: a removal without its addition");
-  return static_cast<std::uint32_t>(count);
-}
-
-}  // namespace
 
 Tally::Tally(const TallyContext& context) : context_(context) {
   MESH_CHECK(context.fleet && context.params && context.current, "incomplete TallyContext");
@@ -24,7 +16,6 @@ Tally::Tally(const TallyContext& context) : context_(context) {
   recovering_.assign(cells, 0);
   present_.assign(cells, 0);
   assigned_.assign(cells, 0);
-  failing_observers_.assign(context.fleet->server_count, {});
   streak_observers_.assign(context.fleet->server_count, {});
   through_.assign(cells, 0);
   silent_claims_.assign(context.fleet->server_count, 0);
@@ -40,14 +31,6 @@ bool Tally::silence_held(const ProbeResult& result) const {
 bool Tally::votes(const ProbeResult& result) const {
   const UnixMs heard = context_.heard_ms != nullptr ? (*context_.heard_ms)[result.target] : 0;
   return is_vote(result, *context_.params, heard);
-}
-
-std::uint32_t Tally::through(std::uint32_t observer, std::uint32_t country) const {
-  return non_negative(through_[cell(observer, country)]);
-}
-
-std::uint32_t Tally::silent_claims(std::uint32_t target) const {
-  return non_negative(silent_claims_[target]);
 }
 
 namespace {
@@ -81,14 +64,21 @@ void Tally::count_assigned() {
   }
 }
 
-void Tally::contribute(int sign, const ObservedReport& observed) {
+void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* share) {
   MESH_CHECK(sign == 1 || sign == -1, "contribute(): sign must be +1 or -1");
   const Fleet& fleet = *context_.fleet;
   const std::uint32_t origin = observed.origin;
   MESH_CHECK(origin < fleet.server_count, "contribute(): origin outside the roster");
   const std::uint32_t country = fleet.country_of[origin];
-  for_each_witness_result(context_, observed, [&](std::uint32_t target, bool current,
-                                                  const ProbeResult& result) {
+  const WitnessPlan& plan = *context_.current;
+  const WitnessPlan* previous = context_.previous;
+  // for_each_witness_result, spelled out so that the share is counted in
+  // the same pass: this loop is the whole cost of a full evaluation.
+  for_each_counted_result(observed, *context_.params, fleet.server_count, [&](const ProbeResult& result) {
+    if (share != nullptr) share->count(result);
+    const std::uint32_t target = result.target;
+    const bool current = plan.is_witness(origin, target);
+    if (!current && (previous == nullptr || !previous->is_witness(origin, target))) return;
     const std::size_t at = cell(target, country);
     if (current) present_[at] += sign;
     reporting_[at] += sign;
@@ -100,36 +90,8 @@ void Tally::contribute(int sign, const ObservedReport& observed) {
       add_or_remove(silent_claimants_[target], origin, sign);
       if (silence_held(result)) silent_claims_[target] += sign;
     }
-    if (!votes(result)) return;
-    failing_[at] += sign;
-    add_or_remove(failing_observers_[target], origin, sign);
+    if (votes(result)) failing_[at] += sign;
   });
-}
-
-std::uint32_t Tally::reporting(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(reporting_[cell(target, country)]);
-}
-
-std::uint32_t Tally::failing(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(failing_[cell(target, country)]);
-}
-
-std::uint32_t Tally::succeeding(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(succeeding_[cell(target, country)]);
-}
-
-std::uint32_t Tally::recovering(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(recovering_[cell(target, country)]);
-}
-
-std::uint32_t Tally::assigned(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(assigned_[cell(target, country)]);
-}
-
-std::uint32_t Tally::missing(std::uint32_t target, std::uint32_t country) const {
-  std::int32_t missing = assigned_[cell(target, country)] - present_[cell(target, country)];
-  MESH_CHECK(missing >= 0, "more present witnesses than assigned");
-  return static_cast<std::uint32_t>(missing);
 }
 
 }  // namespace mesh::verdict
