@@ -102,22 +102,19 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     return tally.reporting(target, country) >= 2 &&
            tally.succeeding(target, country) == tally.recovering(target, country);
   };
-  for (std::uint32_t t = 0; t < servers; ++t) {
-    for (std::uint32_t c = 0; c < countries; ++c) {
-      if (c != fleet.country_of[t] && holds_against(c, t)) ++j.breadth_[c];
-    }
-  }
   // A server no witness anywhere gets through to is down (or cut off from
   // everyone): failing it is nobody's own fault. Going down is the same on
   // its way: at least two witness results with a failure streak of any
   // length, none getting through (a server going down, as seen before
-  // anyone's streak reaches fail_streak). Both in one pass over servers x
-  // countries: they are read for every streak of every suspect observer.
+  // anyone's streak reaches fail_streak). Breadth, down and going down in
+  // one pass over servers x countries (the only such pass of a judgement):
+  // down and going down are read for every streak of every suspect observer.
   std::vector<bool> down(servers, false);
   std::vector<bool> going_down(servers, false);
   for (std::uint32_t t = 0; t < servers; ++t) {
     std::uint32_t failing = 0, reporting = 0, succeeding = 0;
     for (std::uint32_t c = 0; c < countries; ++c) {
+      if (c != fleet.country_of[t] && holds_against(c, t)) ++j.breadth_[c];
       failing += tally.failing(t, c);
       reporting += tally.reporting(t, c);
       succeeding += tally.succeeding(t, c);
@@ -166,8 +163,10 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   auto far_side = [&](std::uint32_t observer, std::uint32_t target) {
     const std::uint32_t observer_country = fleet.country_of[observer];
     const std::uint32_t target_country = fleet.country_of[target];
-    if (down[target] || observer_country == target_country || !holds_against(target_country, observer) ||
-        tally.through(observer, target_country) > 0 || confirmed(observer_country, target)) {
+    // Cheapest and most selective first: most failing observers still get
+    // through to the target's country.
+    if (observer_country == target_country || tally.through(observer, target_country) > 0 ||
+        down[target] || !holds_against(target_country, observer) || confirmed(observer_country, target)) {
       return false;
     }
     return confirmed(target_country, observer) || j.breadth_[target_country] >= j.breadth_[observer_country];
@@ -232,16 +231,11 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
                    many(cut_off_count(tally, usable, &j.alive_unheard_), servers);
 
   const std::size_t cells = std::size_t{servers} * countries;
-  j.eligible_.resize(cells);
-  j.failing_.resize(cells);
-  j.succeeding_.resize(cells);
-  for (std::uint32_t t = 0; t < servers; ++t) {
-    for (std::uint32_t c = 0; c < countries; ++c) {
-      j.eligible_[j.cell(t, c)] = static_cast<std::int32_t>(tally.reporting(t, c));
-      j.failing_[j.cell(t, c)] = static_cast<std::int32_t>(tally.failing(t, c));
-      j.succeeding_[j.cell(t, c)] = static_cast<std::int32_t>(tally.succeeding(t, c));
-    }
-  }
+  // The same [target][country] layout: copies (the counts were checked
+  // non-negative as they were read above).
+  j.eligible_ = tally.reporting_cells();
+  j.failing_ = tally.failing_cells();
+  j.succeeding_ = tally.succeeding_cells();
   j.discarded_.assign(servers, 0);
   j.explained_.assign(servers, 0);
   for (std::uint32_t o = 0; o < servers; ++o) {
@@ -255,13 +249,26 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
       ++j.discarded_[target];
     });
   }
-  for (std::uint32_t t = 0; t < servers; ++t) {
-    for (std::uint32_t o : tally.failing_observers(t)) {
-      if (j.unreliable_[o] || !far_side(o, t)) continue;
-      --j.eligible_[j.cell(t, fleet.country_of[o])];
-      --j.failing_[j.cell(t, fleet.country_of[o])];
+  // A far side needs an observer that gets through to none of the target's
+  // country's servers it probes: only those (observer, country) pairs are
+  // searched, in the observer's view, so that a fleet without borders pays
+  // one look per pair instead of one per failing result.
+  for (std::uint32_t o = 0; o < servers; ++o) {
+    if (usable[o] == nullptr || j.unreliable_[o]) continue;
+    const std::uint32_t home = fleet.country_of[o];
+    bool cut = false;
+    for (std::uint32_t c = 0; c < countries && !cut; ++c) cut = c != home && tally.through(o, c) == 0;
+    if (!cut) continue;
+    for_each_witness_result(context, *usable[o], [&](std::uint32_t t, bool, const ProbeResult& result) {
+      const std::uint32_t target_country = fleet.country_of[t];
+      if (target_country == home || tally.through(o, target_country) > 0 || !tally.votes(result) ||
+          !far_side(o, t)) {
+        return;
+      }
+      --j.eligible_[j.cell(t, home)];
+      --j.failing_[j.cell(t, home)];
       ++j.explained_[t];
-    }
+    });
   }
   for (std::size_t i = 0; i < cells; ++i) {
     MESH_CHECK(j.failing_[i] >= 0 && j.succeeding_[i] >= 0 &&

@@ -1,6 +1,7 @@
 // Canonical JSON of an Evaluation (docs/VERDICTS.md, "Output"). nlohmann's
 // json object keeps keys in a std::map, so they come out sorted; every
 // number is an integer, so formatting is stable across platforms.
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "verdict/evaluation.h"
@@ -70,14 +71,31 @@ const char* to_string(ServerStatus status) {
   return "unknown";
 }
 
+namespace {
+
+// "<head>N of M servers can't see it)", built in one allocation: an
+// evaluation writes one per server with failing witnesses.
+std::string n_of_m_caption(std::string_view head, std::uint32_t failing, std::uint32_t eligible) {
+  constexpr std::string_view kOf = " of ";
+  constexpr std::string_view kTail = " servers can't see it)";
+  char n[16];
+  char m[16];
+  const auto n_end = std::to_chars(n, n + sizeof n, failing).ptr;
+  const auto m_end = std::to_chars(m, m + sizeof m, eligible).ptr;
+  std::string caption;
+  caption.reserve(head.size() + (n_end - n) + kOf.size() + (m_end - m) + kTail.size());
+  caption.append(head).append(n, n_end).append(kOf).append(m, m_end).append(kTail);
+  return caption;
+}
+
+}  // namespace
+
 std::string unreachable_caption(std::uint32_t failing, std::uint32_t eligible) {
-  return "Unreachable from your servers (" + std::to_string(failing) + " of " +
-         std::to_string(eligible) + " servers can't see it)";
+  return n_of_m_caption("Unreachable from your servers (", failing, eligible);
 }
 
 std::string insufficient_caption(std::uint32_t failing, std::uint32_t eligible) {
-  return "Not enough evidence (" + std::to_string(failing) + " of " + std::to_string(eligible) +
-         " servers can't see it)";
+  return n_of_m_caption("Not enough evidence (", failing, eligible);
 }
 
 std::string held_out_caption(std::uint32_t changes) {

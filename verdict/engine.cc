@@ -54,8 +54,9 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
     const ObservedReport* report = latest[origin];
     if (report == nullptr || !view_usable(*report, now_ms, roster)) continue;
     usable[origin] = report;
-    suspect[origin] = fails_share(*report, params, fleet.server_count, strained_permille(params));
-    tally.contribute(+1, *report);
+    ViewShare share;
+    tally.contribute(+1, *report, &share);
+    suspect[origin] = share.reaches(params, strained_permille(params));
   }
   const WitnessJudgement judged = judge_witnesses(tally, usable, suspect);
   return assemble_evaluation(
@@ -67,7 +68,7 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
 struct Evaluator::State {
   struct Held {
     std::optional<ObservedReport> report;
-    bool suspect = false;       // fails_share(report, strained), computed on upsert
+    bool suspect = false;       // fails_share(report, strained), read when its votes are added
     bool contributing = false;  // its votes are in the tally
   };
 
@@ -134,8 +135,14 @@ struct Evaluator::State {
     for (Held& entry : held) {
       bool usable = entry.report && view_usable(*entry.report, now_ms, roster);
       if (usable == entry.contributing) continue;
-      tally->contribute(usable ? +1 : -1, *entry.report);
       entry.contributing = usable;
+      if (!usable) {
+        tally->contribute(-1, *entry.report);
+        continue;
+      }
+      ViewShare share;
+      tally->contribute(+1, *entry.report, &share);
+      entry.suspect = share.reaches(roster.params, strained_permille(roster.params));
     }
   }
 };
@@ -163,8 +170,6 @@ bool Evaluator::upsert(ObservedReport report) {
     state.tally->contribute(-1, *entry.report);
     entry.contributing = false;
   }
-  entry.suspect = fails_share(report, state.roster.params, state.fleet.server_count,
-                              strained_permille(state.roster.params));
   const UnixMs timestamp_ms = report.timestamp_ms;
   const std::uint32_t origin = report.origin;
   entry.report = std::move(report);

@@ -64,14 +64,9 @@ bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& ro
 
 bool fails_share(const ObservedReport& observed, const Parameters& params,
                  std::uint32_t server_count, std::uint32_t permille) {
-  std::uint64_t probed = 0;
-  std::uint64_t failing = 0;
-  for_each_counted_result(observed, params, server_count, [&](const ProbeResult& result) {
-    ++probed;
-    if (result.fail_streak > 0 || result.recovered) ++failing;
-  });
-  if (probed < params.unreliable_min_targets || probed == 0) return false;
-  return failing * 1000 >= std::uint64_t{permille} * probed;
+  ViewShare share;
+  for_each_counted_result(observed, params, server_count, [&](const ProbeResult& result) { share.count(result); });
+  return share.reaches(params, permille);
 }
 
 }  // namespace mesh::verdict

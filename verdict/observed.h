@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "common/time.h"
 #include "record/report.h"
@@ -41,6 +42,8 @@ bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& ro
 // target order (a repeat or an out-of-order entry is skipped; the decoder
 // already refuses them), probed no earlier than stale_after_ms before the
 // report's own timestamp (a target the observer stopped probing).
+inline constexpr std::size_t kResultsPrefetched = 16;
+
 template <class Visit>
 void for_each_counted_result(const ObservedReport& observed, const Parameters& params,
                              std::uint32_t server_count, Visit&& visit) {
@@ -50,7 +53,13 @@ void for_each_counted_result(const ObservedReport& observed, const Parameters& p
   const UnixMs oldest_probe_ms = observed.timestamp_ms < floor_ms
                                      ? std::numeric_limits<UnixMs>::min()
                                      : observed.timestamp_ms - params.stale_after_ms;
-  for (const ProbeResult& result : observed.report.view.results) {
+  const std::vector<ProbeResult>& results = observed.report.view.results;
+  const std::size_t count = results.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    // A full-mesh fleet's views are far larger than the caches: ask for
+    // the lines a few results ahead (a hint; no effect on the results).
+    if (i + kResultsPrefetched < count) __builtin_prefetch(&results[i + kResultsPrefetched]);
+    const ProbeResult& result = results[i];
     if (result.target >= server_count || result.target == observed.origin) continue;
     if (static_cast<std::int64_t>(result.target) <= previous) continue;
     previous = result.target;
@@ -93,5 +102,21 @@ inline bool is_vote(const ProbeResult& result, const Parameters& params, UnixMs 
 // only failures no border explains make an observer unreliable or strained.
 bool fails_share(const ObservedReport& observed, const Parameters& params,
                  std::uint32_t server_count, std::uint32_t permille);
+
+// What fails_share reads, counted by a pass that visits the view anyway
+// (Tally::contribute): counted results, and those with a streak or recovered.
+struct ViewShare {
+  std::uint64_t probed = 0;
+  std::uint64_t failing = 0;
+  void count(const ProbeResult& result) {
+    ++probed;
+    if (result.fail_streak > 0 || result.recovered) ++failing;
+  }
+  // fails_share's answer from these counts.
+  bool reaches(const Parameters& params, std::uint32_t permille) const {
+    if (probed < params.unreliable_min_targets || probed == 0) return false;
+    return failing * 1000 >= std::uint64_t{permille} * probed;
+  }
+};
 
 }  // namespace mesh::verdict

@@ -14,6 +14,7 @@ void count_votes(const RuleInputs& in, std::uint32_t target, ServerVerdict& verd
   // A country where a trusted witness fails it and another witness (even an
   // unreliable one: a success is real evidence) gets through.
   bool split = false;
+  verdict.by_country.reserve(tally.country_count());
   for (std::uint32_t c = 0; c < tally.country_count(); ++c) {
     CountryTally row{in.fleet->countries[c], judged.failing(target, c),
                      judged.eligible(target, c), tally.missing(target, c)};
@@ -162,6 +163,7 @@ Evaluation assemble_evaluation(const RuleInputs& in) {
   evaluation.grace = in.grace;
   evaluation.reports_ignored = in.reports_ignored;
   evaluation.partitioned = in.judgement->partitioned();
+  evaluation.servers.reserve(in.fleet->server_count);
   for (std::uint32_t t = 0; t < in.fleet->server_count; ++t) {
     evaluation.servers.push_back(judge_server(in, t));
     if (in.judgement->unreliable(t)) evaluation.unreliable_observers.push_back(in.roster->servers[t].id);

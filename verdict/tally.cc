@@ -5,14 +5,6 @@
 #include "common/check.h"
 
 namespace mesh::verdict {
-namespace {
-
-std::uint32_t non_negative(std::int32_t count) {
-  MESH_CHECK(count >= 0, "tally count below zero: a removal without its addition");
-  return static_cast<std::uint32_t>(count);
-}
-
-}  // namespace
 
 Tally::Tally(const TallyContext& context) : context_(context) {
   MESH_CHECK(context.fleet && context.params && context.current, "incomplete TallyContext");
@@ -24,7 +16,6 @@ Tally::Tally(const TallyContext& context) : context_(context) {
   recovering_.assign(cells, 0);
   present_.assign(cells, 0);
   assigned_.assign(cells, 0);
-  failing_observers_.assign(context.fleet->server_count, {});
   streak_observers_.assign(context.fleet->server_count, {});
   through_.assign(cells, 0);
   silent_claims_.assign(context.fleet->server_count, 0);
@@ -40,14 +31,6 @@ bool Tally::silence_held(const ProbeResult& result) const {
 bool Tally::votes(const ProbeResult& result) const {
   const UnixMs heard = context_.heard_ms != nullptr ? (*context_.heard_ms)[result.target] : 0;
   return is_vote(result, *context_.params, heard);
-}
-
-std::uint32_t Tally::through(std::uint32_t observer, std::uint32_t country) const {
-  return non_negative(through_[cell(observer, country)]);
-}
-
-std::uint32_t Tally::silent_claims(std::uint32_t target) const {
-  return non_negative(silent_claims_[target]);
 }
 
 namespace {
@@ -81,55 +64,56 @@ void Tally::count_assigned() {
   }
 }
 
-void Tally::contribute(int sign, const ObservedReport& observed) {
+void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* share) {
   MESH_CHECK(sign == 1 || sign == -1, "contribute(): sign must be +1 or -1");
   const Fleet& fleet = *context_.fleet;
   const std::uint32_t origin = observed.origin;
   MESH_CHECK(origin < fleet.server_count, "contribute(): origin outside the roster");
   const std::uint32_t country = fleet.country_of[origin];
-  for_each_witness_result(context_, observed, [&](std::uint32_t target, bool current,
-                                                  const ProbeResult& result) {
-    const std::size_t at = cell(target, country);
-    if (current) present_[at] += sign;
-    reporting_[at] += sign;
-    if (result.fail_streak == 0) succeeding_[at] += sign;
-    if (result.fail_streak == 0 && result.recovered) recovering_[at] += sign;
-    if (result.fail_streak == 0 && !result.recovered) through_[cell(origin, fleet.country_of[target])] += sign;
-    if (result.fail_streak > 0) add_or_remove(streak_observers_[target], origin, sign);
-    if (result.fail_streak > 0 && result.unanswered_since_ms != 0) {
+  const WitnessPlan& plan = *context_.current;
+  const WitnessPlan* previous = context_.previous;
+  // This loop is the whole cost of a full evaluation (9 M results at 3000
+  // servers): the arrays are held in locals (the compiler cannot keep
+  // members in registers across the stores), a result that gets through
+  // takes the short path, and each view's share of streaks is counted in
+  // the same pass (for_each_witness_result, spelled out).
+  const std::uint32_t* const country_of = fleet.country_of.data();
+  std::int32_t* const present = present_.data();
+  std::int32_t* const reporting = reporting_.data();
+  std::int32_t* const succeeding = succeeding_.data();
+  std::int32_t* const recovering = recovering_.data();
+  std::int32_t* const failing = failing_.data();
+  std::int32_t* const through_row = through_.data() + cell(origin, 0);
+  const std::size_t countries = countries_;
+  // is_vote() of a result that gets through: only with fail_streak = 0 set.
+  const bool success_votes = context_.params->fail_streak == 0;
+  for_each_counted_result(observed, *context_.params, fleet.server_count, [&](const ProbeResult& result) {
+    if (share != nullptr) share->count(result);
+    const std::uint32_t target = result.target;
+    // A counted result never names the origin or a server outside the
+    // roster, so in the full mesh every one is a current witness's.
+    const bool current = plan.full_mesh || plan.is_witness(origin, target);
+    if (!current && (previous == nullptr || !previous->is_witness(origin, target))) return;
+    const std::size_t at = static_cast<std::size_t>(target) * countries + country;
+    present[at] += current ? sign : 0;
+    reporting[at] += sign;
+    if (result.fail_streak == 0) {
+      succeeding[at] += sign;
+      if (result.recovered) {
+        recovering[at] += sign;
+      } else {
+        through_row[country_of[target]] += sign;
+      }
+      if (success_votes && votes(result)) failing[at] += sign;
+      return;
+    }
+    add_or_remove(streak_observers_[target], origin, sign);
+    if (result.unanswered_since_ms != 0) {
       add_or_remove(silent_claimants_[target], origin, sign);
       if (silence_held(result)) silent_claims_[target] += sign;
     }
-    if (!votes(result)) return;
-    failing_[at] += sign;
-    add_or_remove(failing_observers_[target], origin, sign);
+    if (votes(result)) failing[at] += sign;
   });
-}
-
-std::uint32_t Tally::reporting(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(reporting_[cell(target, country)]);
-}
-
-std::uint32_t Tally::failing(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(failing_[cell(target, country)]);
-}
-
-std::uint32_t Tally::succeeding(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(succeeding_[cell(target, country)]);
-}
-
-std::uint32_t Tally::recovering(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(recovering_[cell(target, country)]);
-}
-
-std::uint32_t Tally::assigned(std::uint32_t target, std::uint32_t country) const {
-  return non_negative(assigned_[cell(target, country)]);
-}
-
-std::uint32_t Tally::missing(std::uint32_t target, std::uint32_t country) const {
-  std::int32_t missing = assigned_[cell(target, country)] - present_[cell(target, country)];
-  MESH_CHECK(missing >= 0, "more present witnesses than assigned");
-  return static_cast<std::uint32_t>(missing);
 }
 
 }  // namespace mesh::verdict

@@ -1,6 +1,6 @@
 // Tally: the raw evidence per target and observer country: how many
-// witnesses hold a counted result, how many of them fail it, and which
-// observers fail it. Nothing here is judged yet: which observers are
+// witnesses hold a counted result, how many of them fail it; per target,
+// which observers have a streak against it. Nothing here is judged yet: which observers are
 // unreliable and which failures are the far side of a border are decided
 // from the whole tally by judge_witnesses (verdict/borders.h). The
 // incremental Evaluator keeps one Tally alive and applies each report's
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/check.h"
 #include "verdict/fleet.h"
 #include "verdict/observed.h"
 #include "verdict/witnesses.h"
@@ -57,8 +58,10 @@ class Tally {
   explicit Tally(const TallyContext& context);
 
   // Adds (sign = +1) or removes (sign = -1) the results of one observer's
-  // usable view. Removal REQUIRES the same report that was added.
-  void contribute(int sign, const ObservedReport& observed);
+  // usable view. Removal REQUIRES the same report that was added. With
+  // `share`, also counts into it the view's share of streaks (ViewShare,
+  // as fails_share reads it) in the same pass over the view.
+  void contribute(int sign, const ObservedReport& observed, ViewShare* share = nullptr);
 
   const TallyContext& context() const { return context_; }
   std::uint32_t country_count() const { return countries_; }
@@ -66,22 +69,38 @@ class Tally {
   // result; how many of those results fail (streak >= fail_streak), and how
   // many succeed (streak 0: the last probe got through). A result between
   // the two (on its way to failing, or pending: is_vote) is neither.
-  std::uint32_t reporting(std::uint32_t target, std::uint32_t country) const;
-  std::uint32_t failing(std::uint32_t target, std::uint32_t country) const;
-  std::uint32_t succeeding(std::uint32_t target, std::uint32_t country) const;
+  // Inline: the judgement reads them for every (target, country) cell.
+  std::uint32_t reporting(std::uint32_t target, std::uint32_t country) const {
+    return non_negative(reporting_[cell(target, country)]);
+  }
+  std::uint32_t failing(std::uint32_t target, std::uint32_t country) const {
+    return non_negative(failing_[cell(target, country)]);
+  }
+  std::uint32_t succeeding(std::uint32_t target, std::uint32_t country) const {
+    return non_negative(succeeding_[cell(target, country)]);
+  }
   // Of the succeeding results, those flagged recovered (ProbeResult::recovered).
-  std::uint32_t recovering(std::uint32_t target, std::uint32_t country) const;
+  std::uint32_t recovering(std::uint32_t target, std::uint32_t country) const {
+    return non_negative(recovering_[cell(target, country)]);
+  }
   // Current-plan witnesses of `target` in `country`, and those of them with
   // no counted result.
-  std::uint32_t assigned(std::uint32_t target, std::uint32_t country) const;
-  std::uint32_t missing(std::uint32_t target, std::uint32_t country) const;
-  // The observers whose counted result for `target` fails, in no set order.
-  const std::vector<std::uint32_t>& failing_observers(std::uint32_t target) const {
-    return failing_observers_[target];
+  std::uint32_t assigned(std::uint32_t target, std::uint32_t country) const {
+    return non_negative(assigned_[cell(target, country)]);
   }
+  std::uint32_t missing(std::uint32_t target, std::uint32_t country) const {
+    const std::int32_t missing = assigned_[cell(target, country)] - present_[cell(target, country)];
+    MESH_CHECK(missing >= 0, "more present witnesses than assigned");
+    return static_cast<std::uint32_t>(missing);
+  }
+  // The reporting, failing and succeeding counts of every cell, [target][country]
+  // flat (the judgement starts from copies of them).
+  const std::vector<std::int32_t>& reporting_cells() const { return reporting_; }
+  const std::vector<std::int32_t>& failing_cells() const { return failing_; }
+  const std::vector<std::int32_t>& succeeding_cells() const { return succeeding_; }
   // Results with a failure streak (any length) whose silence claim holds
   // (silence_holds): the target has been silent to them, and to us.
-  std::uint32_t silent_claims(std::uint32_t target) const;
+  std::uint32_t silent_claims(std::uint32_t target) const { return non_negative(silent_claims_[target]); }
   // The observers whose counted result for `target` is an unanswered
   // failure (a silence claim, held or not), in no set order: those to take
   // out and put back when the target's latest report changes.
@@ -97,13 +116,19 @@ class Tally {
   // that get through and are not flagged recovered: 0 means the observer
   // reaches none of that country's servers it probes (cut off from it, or
   // only just back).
-  std::uint32_t through(std::uint32_t observer, std::uint32_t country) const;
+  std::uint32_t through(std::uint32_t observer, std::uint32_t country) const {
+    return non_negative(through_[cell(observer, country)]);
+  }
   // Whether `result` is a vote here (is_vote, against the heard_ms of the context).
   bool votes(const ProbeResult& result) const;
   // Whether its silence claim holds here (silence_holds).
   bool silence_held(const ProbeResult& result) const;
 
  private:
+  static std::uint32_t non_negative(std::int32_t count) {
+    MESH_CHECK(count >= 0, "tally count below zero: a removal without its addition");
+    return static_cast<std::uint32_t>(count);
+  }
   std::size_t cell(std::uint32_t target, std::uint32_t country) const {
     return static_cast<std::size_t>(target) * countries_ + country;
   }
@@ -117,7 +142,6 @@ class Tally {
   std::vector<std::int32_t> recovering_; // [target][country]
   std::vector<std::int32_t> present_;    // [target][country]: current witnesses with a result
   std::vector<std::int32_t> assigned_;   // [target][country]: current witnesses
-  std::vector<std::vector<std::uint32_t>> failing_observers_;  // [target]
   std::vector<std::vector<std::uint32_t>> streak_observers_;     // [target]
   std::vector<std::int32_t> through_;                            // [observer][country]
   std::vector<std::int32_t> silent_claims_;                      // [target]

@@ -67,9 +67,7 @@ void draw_country(const Fleet& fleet, std::uint64_t key, std::uint32_t t,
 
 }  // namespace
 
-bool WitnessPlan::is_witness(std::uint32_t observer, std::uint32_t target) const {
-  if (observer >= server_count || target >= server_count || observer == target) return false;
-  if (full_mesh) return true;
+bool WitnessPlan::assigned(std::uint32_t observer, std::uint32_t target) const {
   const auto& list = targets_of_observer[observer];
   return std::binary_search(list.begin(), list.end(), target);
 }

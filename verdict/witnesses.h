@@ -31,7 +31,13 @@ struct WitnessPlan {
 
   // True when `observer` is assigned to probe `target` in this plan.
   // Never true for observer == target. O(log targets of observer).
-  bool is_witness(std::uint32_t observer, std::uint32_t target) const;
+  // Inline: the tally asks it for every result of every view.
+  bool is_witness(std::uint32_t observer, std::uint32_t target) const {
+    if (observer >= server_count || target >= server_count || observer == target) return false;
+    return full_mesh || assigned(observer, target);
+  }
+  // Whether `target` is among `observer`'s assigned targets (not full mesh).
+  bool assigned(std::uint32_t observer, std::uint32_t target) const;
   // The sorted witnesses of `target` (materialised for the full mesh).
   std::vector<std::uint32_t> witnesses(std::uint32_t target) const;
   // The sorted targets of `observer` (materialised for the full mesh).

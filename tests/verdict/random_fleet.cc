@@ -52,7 +52,11 @@ const WitnessPlan& RandomReports::plan(std::uint64_t epoch) {
 }
 
 std::uint32_t RandomReports::streak_for(std::uint32_t origin, std::uint32_t target, bool broken) {
-  if (broken || blocked.count({fleet_.country_of[origin], target})) return uniform(rng_, 1, 6);
+  const std::uint32_t from = fleet_.country_of[origin];
+  const std::uint32_t to = fleet_.country_of[target];
+  if (broken || blocked.count({from, target}) || borders.count({from, to}) || borders.count({to, from})) {
+    return uniform(rng_, 1, 6);
+  }
   return chance(rng_, 5) ? uniform(rng_, 1, 4) : 0;
 }
 

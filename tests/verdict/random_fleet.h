@@ -31,6 +31,9 @@ class RandomReports {
  public:
   RandomReports(const Roster& roster, std::mt19937_64& rng);
   std::set<std::pair<std::uint32_t, std::uint32_t>> blocked;  // (country index, target)
+  // (country, country): every result between their servers fails, both
+  // ways (a border and its far side). Empty unless a test fills it.
+  std::set<std::pair<std::uint32_t, std::uint32_t>> borders;
   // fleet_at: reports are up to this old (past stale_after_ms: many silent).
   DurationMs max_report_age_ms = 400'000;
   ObservedReport make(std::uint32_t origin, UnixMs at_ms);
