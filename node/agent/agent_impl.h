@@ -62,6 +62,17 @@ class Agent::Impl {
   void tick_verdicts(UnixMs now, AgentEffects& out);
   verdict::Evaluation evaluate(UnixMs now);
 
+  // agent_confirm.cc (node/agent/confirmation.h)
+  // After an outcome of `target_id` (its probe requested at `requested_ms`)
+  // left `streak` (null: none): a failure short of fail_streak is confirmed
+  // soon, within the target's rounds.
+  void confirm_failure(std::string_view target_id, const verdict::TargetStreak* streak,
+                       UnixMs requested_ms, UnixMs now);
+  // A failure read in a report of the server at roster index `origin`: a
+  // fresh one still on its way brings this node's probe of its target
+  // forward, within the target's rate limit.
+  void note_failure_heard(std::uint32_t origin, const ProbeResult& failure, UnixMs now);
+
   // agent_report.cc
   void record_outcome(const ProbeOutcome& outcome, UnixMs now);
   void publish_report(const SelfCheckOutcome& outcome, UnixMs now, AgentEffects& out);
@@ -119,6 +130,10 @@ class Agent::Impl {
   // before this roster; the record's own timestamp stands in).
   std::vector<UnixMs> heard_at_;
   UnixMs last_refutation_ms_ = std::numeric_limits<UnixMs>::min();
+  // A target's first failure is published at once, past the change gap
+  // (others confirm it: confirmation.h), at most one such report per gap.
+  bool first_failure_due_ = false;
+  UnixMs last_first_failure_ms_ = std::numeric_limits<UnixMs>::min();
 
   // Probes.
   std::uint64_t next_probe_id_ = 1;
