@@ -72,6 +72,12 @@ class Agent::Impl {
   // fresh one still on its way brings this node's probe of its target
   // forward, within the target's rate limit.
   void note_failure_heard(std::uint32_t origin, const ProbeResult& failure, UnixMs now);
+  // Brings the probe of `target` (null: none) forward, within its rate
+  // limit, unless probed since `since_ms` or failing already.
+  bool trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now);
+  // A round began for `failing`: probes of this node's other targets in its
+  // country now, within their rate limits.
+  void sweep_country(const ScheduledTarget& failing, UnixMs since_ms, UnixMs now);
 
   // agent_report.cc
   void record_outcome(const ProbeOutcome& outcome, UnixMs now);

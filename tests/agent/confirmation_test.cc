@@ -156,6 +156,95 @@ TEST_CASE("a witness's first failure makes the target's other witnesses probe it
   }
 }
 
+// Two countries of four (DE: even indices, NL: odd).
+Roster two_countries() {
+  Roster roster = default_roster(8);
+  for (std::uint32_t i = 0; i < 8; ++i) roster.servers[i].country = i % 2 == 0 ? "DE" : "NL";
+  return roster;
+}
+
+std::vector<std::uint32_t> targets_of(Fleet& fleet, std::uint32_t observer) {
+  return fleet.agent(observer).probe_targets(fleet.now);
+}
+
+TEST_CASE("a first failure brings the observer's probes of its other targets in that country forward, not elsewhere") {
+  Fleet fleet(8, two_countries());
+  fleet.run_for(180'000);
+  // An observer in DE with at least two targets in NL.
+  std::uint32_t observer = 8, failing = 8;
+  std::vector<std::uint32_t> others_nl, others_de;
+  for (std::uint32_t o = 0; o < 8 && observer == 8; o += 2) {
+    std::vector<std::uint32_t> nl, de;
+    for (std::uint32_t t : targets_of(fleet, o)) (t % 2 == 1 ? nl : de).push_back(t);
+    if (nl.size() >= 2 && !de.empty()) {
+      observer = o;
+      failing = nl.front();
+      others_nl.assign(nl.begin() + 1, nl.end());
+      others_de = de;
+    }
+  }
+  REQUIRE(observer != 8);
+  const ServerId failing_id = server_name(failing);
+  ProbeLog log;
+  UnixMs first_failure = 0;
+  std::map<ServerId, std::vector<UnixMs>> probed;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (from == observer) probed[request.target].push_back(fleet.now);
+    if (from != observer || request.target != failing_id) return ProbeFailure::none;
+    if (first_failure == 0) first_failure = fleet.now;
+    return ProbeFailure::tcp_timeout;
+  };
+  fleet.run_for(90'000);
+  REQUIRE(first_failure != 0);
+  auto next_after = [&](std::uint32_t t) {
+    for (UnixMs at : probed[server_name(t)]) {
+      if (at >= first_failure) return at - first_failure;
+    }
+    return DurationMs{1'000'000};
+  };
+  // Requested at the failure's outcome, answered a step later.
+  for (std::uint32_t t : others_nl) CHECK(next_after(t) <= 2'000);
+  // The other country's targets keep their own times: not all of them
+  // (random phases) within those 2 s.
+  std::size_t early_de = 0;
+  for (std::uint32_t t : others_de) early_de += next_after(t) <= 2'000;
+  CHECK(early_de < others_de.size());
+}
+
+TEST_CASE("a failure of a compatriot makes that country's witnesses of the observer probe it at once") {
+  Fleet fleet(8, two_countries());
+  fleet.run_for(180'000);
+  // An observer in DE, a target of it in NL, and the NL witnesses of the observer.
+  std::uint32_t observer = 0, failing = 8;
+  for (std::uint32_t t : targets_of(fleet, observer)) {
+    if (t % 2 == 1) failing = t;
+  }
+  REQUIRE(failing != 8);
+  std::vector<std::uint32_t> nl_witnesses;
+  for (std::uint32_t w : witnesses_of(fleet, observer)) {
+    if (w % 2 == 1 && w != failing) nl_witnesses.push_back(w);
+  }
+  REQUIRE(!nl_witnesses.empty());
+  const ServerId failing_id = server_name(failing);
+  const ServerId observer_id = server_name(observer);
+  UnixMs first_failure = 0;
+  std::map<std::uint32_t, std::vector<UnixMs>> probed_observer;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (request.target == observer_id) probed_observer[from].push_back(fleet.now);
+    if (from != observer || request.target != failing_id) return ProbeFailure::none;
+    if (first_failure == 0) first_failure = fleet.now;
+    return ProbeFailure::tcp_timeout;
+  };
+  fleet.run_for(90'000);
+  REQUIRE(first_failure != 0);
+  for (std::uint32_t w : nl_witnesses) {
+    auto after = std::find_if(probed_observer[w].begin(), probed_observer[w].end(),
+                              [&](UnixMs t) { return t > first_failure; });
+    REQUIRE(after != probed_observer[w].end());
+    CHECK(*after - first_failure <= 5'000);
+  }
+}
+
 TEST_CASE("a target one observer keeps failing costs the fleet a bounded number of probes") {
   Fleet fleet(5, default_roster(5));
   fleet.run_for(180'000);
@@ -182,7 +271,11 @@ TEST_CASE("a target one observer keeps failing costs the fleet a bounded number 
   for (std::uint32_t w : witnesses) {
     if (w == observer) continue;
     CHECK(log.times[w].size() <= 64 + kTriggerBurst + 6);
-    CHECK(fleet.agent(w).counters().triggered_probes <= kTriggerBurst + 6);
+    // Its probes of the observer (whose failure of a compatriot they are)
+    // and the observer's sweeps of its country come forward too: each
+    // target within its own budget.
+    const std::size_t targets = fleet.agent(w).probe_targets(fleet.now).size();
+    CHECK(fleet.agent(w).counters().triggered_probes <= targets * (kTriggerBurst + 6));
     CHECK(fleet.agent(w).counters().triggered_probes >= kTriggerBurst);
   }
   // One observer's opinion is never a verdict.
