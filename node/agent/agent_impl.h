@@ -111,7 +111,7 @@ class Agent::Impl {
   bool started_ = false;
 
   // Reports (docs/PROTOCOL.md, "When a node reports"): a self-check every
-  // probe_interval_ms; a report when what it means changes (at most one per
+  // probe_interval_ms / 4; a report when what it means changes (at most one per
   // change_gap()), and a heartbeat report heartbeat_interval_ms after the
   // last one otherwise.
   std::optional<UnixMs> next_self_check_ms_;
