@@ -93,6 +93,7 @@ void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
     for (const ProbeResult& failure : read->failures) {
       // Unanswered since before our last report: it will hear that one.
       if (failure.target == *self && failure.unanswered_since_ms > last_report_ms_) refute_due_ = true;
+      note_failure_heard(index, failure, now);
     }
   }
 }
@@ -323,6 +324,7 @@ void Agent::on_clock_jump(DurationMs delta_ms) {
   if (impl.next_heartbeat_ms_) impl.next_heartbeat_ms_ = std::numeric_limits<UnixMs>::min();
   if (impl.last_report_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_report_ms_ += delta_ms;
   if (impl.last_change_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_change_ms_ += delta_ms;
+  if (impl.last_first_failure_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_first_failure_ms_ += delta_ms;
   if (impl.last_evaluation_ms_ != std::numeric_limits<UnixMs>::min()) impl.last_evaluation_ms_ += delta_ms;
 }
 

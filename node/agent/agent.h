@@ -54,6 +54,10 @@ struct AgentShared {
   X(reports_published)      /* own reports signed and accepted by the core */            \
   X(reports_refused)        /* own reports the core refused (a bug or a clock fault) */   \
   X(refutations)            /* reports published to answer a witness that had not heard from us */ \
+  X(confirmations)          /* probes brought forward to confirm a failure (confirmation.h) */ \
+  X(confirm_rounds_refused) /* first failures confirmed at the interval: the target's rounds were spent */ \
+  X(triggered_probes)       /* probes brought forward by another witness's fresh failure */ \
+  X(triggers_refused)       /* such failures heard past the target's rate limit */ \
   X(verdict_evaluations)                                                                  \
   X(verdict_snapshots)      /* evaluations that changed what an operator sees */
 

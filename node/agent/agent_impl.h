@@ -60,6 +60,23 @@ class Agent::Impl {
   void tick_verdicts(UnixMs now, AgentEffects& out);
   verdict::Evaluation evaluate(UnixMs now);
 
+  // agent_confirm.cc (node/agent/confirmation.h)
+  // After an outcome of `target_id` (its probe requested at `requested_ms`)
+  // left `streak` (null: none): a failure short of fail_streak is confirmed
+  // soon, within the target's rounds.
+  void confirm_failure(std::string_view target_id, const verdict::TargetStreak* streak,
+                       UnixMs requested_ms, UnixMs now);
+  // A failure read in a report of the server at roster index `origin`: a
+  // fresh one still on its way brings this node's probe of its target
+  // forward, within the target's rate limit.
+  void note_failure_heard(std::uint32_t origin, const ProbeResult& failure, UnixMs now);
+  // Brings the probe of `target` (null: none) forward, within its rate
+  // limit, unless probed since `since_ms` or failing already.
+  bool trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now);
+  // A round began for `failing`: probes of this node's other targets in its
+  // country now, within their rate limits.
+  void sweep_country(const ScheduledTarget& failing, UnixMs since_ms, UnixMs now);
+
   // agent_report.cc
   void record_outcome(const ProbeOutcome& outcome, UnixMs now);
   void publish_report(const SelfCheckOutcome& outcome, UnixMs now, AgentEffects& out);
@@ -92,7 +109,7 @@ class Agent::Impl {
   bool started_ = false;
 
   // Reports (docs/PROTOCOL.md, "When a node reports"): a self-check every
-  // probe_interval_ms; a report when what it means changes (at most one per
+  // probe_interval_ms / 4; a report when what it means changes (at most one per
   // change_gap()), and a heartbeat report heartbeat_interval_ms after the
   // last one otherwise.
   std::optional<UnixMs> next_self_check_ms_;
@@ -114,6 +131,10 @@ class Agent::Impl {
   // with a report of ours, at most one per change_gap().
   bool refute_due_ = false;
   UnixMs last_refutation_ms_ = std::numeric_limits<UnixMs>::min();
+  // A target's first failure is published at once, past the change gap
+  // (others confirm it: confirmation.h), at most one such report per gap.
+  bool first_failure_due_ = false;
+  UnixMs last_first_failure_ms_ = std::numeric_limits<UnixMs>::min();
 
   // Probes.
   std::uint64_t next_probe_id_ = 1;

@@ -90,8 +90,12 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   const verdict::TargetStreak* after =
       ledger_.record(outcome.target, now, outcome.failure, roster->params.stale_after_ms,
                      was->heard_ms_at_request, was->requested_ms, was->requested_ms, threshold);
-  // A target's first result, or a new class or reason, may be news.
-  if (first || meaning_of_streak(after) != had) meaning_dirty_ = true;
+  // A target's first result, or a new class or reason, may be news; its
+  // first failure is news at once (confirmation.h).
+  const auto has = meaning_of_streak(after);
+  if (first || has != had) meaning_dirty_ = true;
+  if (std::get<0>(had) == 0 && std::get<0>(has) != 0) first_failure_due_ = true;
+  confirm_failure(outcome.target, after, was->requested_ms, now);
   dirty_streaks_.push_back(outcome.target);
   if (dirty_streaks_.size() > 4 * ledger_.streaks().size() + 64) compact_dirty_streaks();  // no report for long
   ++(outcome.failure == ProbeFailure::none ? counters_.probes_ok : counters_.probes_failed);
@@ -153,8 +157,14 @@ void Agent::Impl::publish_if_changed(UnixMs now, AgentEffects& out) {
   if (!last_self_check_ || self_check_pending_) return;  // the self-check's result will decide
   if (meaning_dirty_ && meaning_changed(now)) change_pending_ = true;
   if (!change_pending_) return;
-  if (last_change_ms_ != std::numeric_limits<UnixMs>::min() && now - last_change_ms_ < change_gap()) {
-    return;
+  auto within_gap = [&](UnixMs last) {
+    return last != std::numeric_limits<UnixMs>::min() && now - last < change_gap();
+  };
+  if (within_gap(last_change_ms_)) {
+    // A first failure goes out past the gap, one such report per gap: the
+    // other witnesses confirm it at once (confirmation.h).
+    if (!first_failure_due_ || within_gap(last_first_failure_ms_)) return;
+    last_first_failure_ms_ = now;
   }
   publish_report(*last_self_check_, now, out);
 }
@@ -202,6 +212,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   published_meaning_ = std::move(meaning);
   meaning_dirty_ = false;
   change_pending_ = false;
+  first_failure_due_ = false;
   ++counters_.reports_published;
   for (const gossip::PersistRecord& record : published->persist) {
     if (record.kind == RecordKind::report && record.origin_index == *self) out.published = record.raw;

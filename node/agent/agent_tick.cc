@@ -12,11 +12,16 @@ namespace mesh::agent {
 namespace {
 
 constexpr DurationMs kFirstSelfCheckSpreadMs = 10'000;
+// Self-checks per probe interval. A self-check costs no bytes on the wire
+// (a report leaves only when its result changes), so a stopped service is
+// seen within a quarter of an interval (15 s by default) instead of one
+// (issue 37: "Service down: <= 30 s at every node").
+constexpr DurationMs kSelfChecksPerProbeInterval = 4;
 
 }  // namespace
 
-// A self-check every probe_interval_ms (a node looks at itself as often as
-// it probes each neighbour), the first at a random point of the first
+// A self-check every probe_interval_ms / kSelfChecksPerProbeInterval, the
+// first at a random point of the first
 // kFirstSelfCheckSpreadMs (or of one interval, when shorter) after the
 // roster arrives: a fleet started at once is heard from within seconds,
 // and its nodes' heartbeats do not fall in the same second. Its result
@@ -27,7 +32,8 @@ constexpr DurationMs kFirstSelfCheckSpreadMs = 10'000;
 void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
   const Roster* roster = core_.roster();
   if (roster == nullptr || !core_.self_index()) return;
-  const DurationMs interval = roster->params.probe_interval_ms;
+  const DurationMs interval =
+      std::max<DurationMs>(roster->params.probe_interval_ms / kSelfChecksPerProbeInterval, 1);
   if (!next_self_check_ms_) {
     const DurationMs spread = std::min(interval, kFirstSelfCheckSpreadMs);
     next_self_check_ms_ = now + static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(spread)));

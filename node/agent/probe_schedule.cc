@@ -60,6 +60,7 @@ std::optional<ScheduledTarget> ProbeSchedule::finish(std::string_view target_id,
     ScheduledTarget was = *it;
     it->in_flight = 0;
     --in_flight_;
+    earliest_ms_ = std::min(earliest_ms_, it->next_ms);
     return was;
   }
   if (auto it = std::find_if(departed_.begin(), departed_.end(), matches); it != departed_.end()) {
@@ -88,12 +89,28 @@ std::uint64_t ProbeSchedule::expire(UnixMs now, DurationMs lost_after_ms) {
 }
 
 bool ProbeSchedule::hurry(std::uint32_t index, UnixMs now) {
-  auto it = std::find_if(targets_.begin(), targets_.end(),
-                         [&](const ScheduledTarget& target) { return target.index == index; });
-  if (it == targets_.end() || it->in_flight != 0 || it->next_ms <= now) return false;
-  it->next_ms = now;
-  earliest_ms_ = std::min(earliest_ms_, now);
+  ScheduledTarget* target = find(index);
+  if (target == nullptr || target->in_flight != 0 || target->next_ms <= now) return false;
+  bring_forward(*target, now);
   return true;
+}
+
+void ProbeSchedule::bring_forward(ScheduledTarget& target, UnixMs at_ms) {
+  target.next_ms = std::min(target.next_ms, at_ms);
+  if (target.in_flight == 0) earliest_ms_ = std::min(earliest_ms_, target.next_ms);
+}
+
+ScheduledTarget* ProbeSchedule::find(std::uint32_t index) {
+  // Targets are in roster order (set_targets takes sorted indices).
+  auto it = std::lower_bound(targets_.begin(), targets_.end(), index,
+                             [](const ScheduledTarget& target, std::uint32_t i) { return target.index < i; });
+  return it != targets_.end() && it->index == index ? &*it : nullptr;
+}
+
+ScheduledTarget* ProbeSchedule::find(std::string_view target_id) {
+  auto it = std::find_if(targets_.begin(), targets_.end(),
+                         [&](const ScheduledTarget& target) { return target.id == target_id; });
+  return it != targets_.end() ? &*it : nullptr;
 }
 
 void ProbeSchedule::shift(DurationMs delta_ms) {
@@ -103,6 +120,8 @@ void ProbeSchedule::shift(DurationMs delta_ms) {
       target.requested_ms += delta_ms;
       target.added_ms += delta_ms;
       if (target.last_tls_ms != std::numeric_limits<UnixMs>::min()) target.last_tls_ms += delta_ms;
+      target.confirm_rounds.shift(delta_ms);
+      target.triggered.shift(delta_ms);
     }
   }
   update_earliest();

@@ -16,6 +16,7 @@
 #include "common/rng.h"
 #include "common/server_id.h"
 #include "common/time.h"
+#include "node/agent/confirmation.h"
 #include "node/agent/tls_turns.h"
 #include "record/roster.h"
 
@@ -39,6 +40,13 @@ struct ScheduledTarget {
   TlsTurn turn;
   UnixMs added_ms = 0;
   UnixMs last_tls_ms = std::numeric_limits<UnixMs>::min();  // never
+  // Confirmations (node/agent/confirmation.h): whether this node's failure
+  // streak of the target is being confirmed on the short schedule; the
+  // rate limits of its rounds and of probes another witness's failure
+  // brought forward.
+  bool confirming = false;
+  RateLimit confirm_rounds;
+  RateLimit triggered;
 };
 
 class ProbeSchedule {
@@ -71,6 +79,12 @@ class ProbeSchedule {
   // due sooner (or its probe is in flight, or it is not a target): a
   // failure to confirm at once. True when it was brought forward.
   bool hurry(std::uint32_t index, UnixMs now);
+  // Makes `target`'s next probe due at `at_ms` unless it is due sooner: a
+  // failure to confirm (node/agent/confirmation.h).
+  void bring_forward(ScheduledTarget& target, UnixMs at_ms);
+  // The current target with roster index `index`, or null.
+  ScheduledTarget* find(std::uint32_t index);
+  ScheduledTarget* find(std::string_view target_id);
   // The target as it was while probe `probe_id` was in flight (which is
   // cleared), or nullopt: a probe forgotten as lost. A target dropped from
   // the set while its probe ran is still found (its reservation settles).

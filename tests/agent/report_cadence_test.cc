@@ -231,7 +231,7 @@ TEST_CASE("a self-check that flips is published at once, not at the heartbeat") 
   CHECK(*seen_ms <= 10'500 + 2'000);  // the next self-check, then one hop
 }
 
-TEST_CASE("many targets turning at once publish at most one report per change gap") {
+TEST_CASE("many targets turning at once publish at most two reports per change gap") {
   Roster roster = cadence_roster(12);
   Fleet fleet(12, roster);
   fleet.run_for(120'000);
@@ -249,10 +249,12 @@ TEST_CASE("many targets turning at once publish at most one report per change ga
     fleet.nodes[0].log.clear();
   }
   // 11 targets at random phases cross two class boundaries each within a
-  // minute: 22 changes, reports at least probe_interval / 4 = 2.5 s apart.
+  // minute: 22 changes, reports of changes at least probe_interval / 4 =
+  // 2.5 s apart, and inside each gap at most one more for a target's first
+  // failure (node/agent/confirmation.h): never three within a gap.
   REQUIRE(published.size() >= 3);
-  for (std::size_t k = 1; k < published.size(); ++k) CHECK(published[k] - published[k - 1] >= 2'500);
-  CHECK(published.size() <= 60'000 / 2'500 + 1);
+  for (std::size_t k = 2; k < published.size(); ++k) CHECK(published[k] - published[k - 2] >= 2'500);
+  CHECK(published.size() <= 2 * (60'000 / 2'500 + 1));
 }
 
 TEST_CASE("a failed TLS stage makes the next probes TLS until one gets through; a TCP recovery is checked with TLS") {

@@ -220,6 +220,12 @@ TEST_CASE("flapping-service") {
   for (std::uint64_t seed : {1u, 2u}) run_builtin("flapping-service", {20, 5, seed, {}});
 }
 
+// Confirmations within their budget (node/agent/confirmation.h): one
+// observer failing half its probes of one target for an hour, and a target
+// failing 20 s of every minute, make no verdict.
+TEST_CASE("flaky-observer") { run_builtin("flaky-observer", {20, 5, 1, {}}); }
+TEST_CASE("flapping-target") { run_builtin("flapping-target", {20, 5, 1, {}}); }
+
 TEST_CASE("unreliable-witness") {
   RunResult r = run_builtin("unreliable-witness", {40, 5, 5, {}});
   CHECK(r.false_verdicts == 0);

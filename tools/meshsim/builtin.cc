@@ -381,6 +381,8 @@ const std::map<std::string, Entry>& table() {
       {"one-way-country", {30, 5, one_way_country}},
       {"two-censors", {40, 5, two_censors}},
       {"flapping-service", {20, 5, flapping_service}},
+      {"flaky-observer", {20, 5, flaky_observer}},
+      {"flapping-target", {20, 5, flapping_target}},
   };
   return kTable;
 }

@@ -87,5 +87,8 @@ void border_partition(Builder& b);
 void one_way_country(Builder& b);
 void two_censors(Builder& b);
 void flapping_service(Builder& b);
+// builtin_confirm.cc: confirmations within their budget.
+void flaky_observer(Builder& b);
+void flapping_target(Builder& b);
 
 }  // namespace mesh::sim

@@ -1,0 +1,290 @@
+// Confirming a failure at once (node/agent/confirmation.h; docs/PROTOCOL.md,
+// "Probes"): a witness re-probes a failing target 5 s, then 10 s after each
+// failed probe began until the streak is settled; its first failure brings the other
+// witnesses' probes forward; both within a budget per target, so a target
+// one observer keeps failing costs the fleet a bounded number of probes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "node/agent/confirmation.h"
+#include "tests/agent/fleet.h"
+
+namespace mesh::agent::testing {
+namespace {
+
+// The product's intervals: probes every 60 s, heartbeats every 5 minutes.
+Roster default_roster(std::uint32_t count) {
+  Roster roster = small_roster(count);
+  roster.params.probe_interval_ms = 60'000;
+  roster.params.heartbeat_interval_ms = 300'000;
+  roster.params.stale_after_ms = 720'000;
+  return roster;
+}
+
+std::vector<std::uint32_t> witnesses_of(Fleet& fleet, std::uint32_t target) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < fleet.nodes.size(); ++i) {
+    if (i == target) continue;
+    const auto targets = fleet.agent(i).probe_targets(fleet.now);
+    if (std::find(targets.begin(), targets.end(), target) != targets.end()) out.push_back(i);
+  }
+  return out;
+}
+
+// When each observer's probes of "s4" came back (the test fleet answers a
+// probe one step after its request), and what they found.
+struct ProbeLog {
+  std::map<std::uint32_t, std::vector<UnixMs>> times;
+  std::map<std::uint32_t, std::vector<bool>> failed;
+};
+
+TEST_CASE("RateLimit: a burst at once, then one per period") {
+  RateLimit limit;
+  const UnixMs t0 = 1'000'000;
+  CHECK(limit.take(t0, 600'000, 2));
+  CHECK(limit.take(t0, 600'000, 2));
+  CHECK_FALSE(limit.take(t0 + 1, 600'000, 2));
+  CHECK_FALSE(limit.take(t0 + 599'999, 600'000, 2));
+  CHECK(limit.take(t0 + 600'000, 600'000, 2));
+  CHECK_FALSE(limit.take(t0 + 600'001, 600'000, 2));
+  CHECK(limit.take(t0 + 3'600'000, 600'000, 2));  // idle long: the burst again
+  CHECK(limit.take(t0 + 3'600'000, 600'000, 2));
+  CHECK_FALSE(limit.take(t0 + 3'600'000, 600'000, 2));
+  RateLimit once;
+  CHECK(once.take(t0, 1'000, 1));
+  CHECK_FALSE(once.take(t0 + 999, 1'000, 1));
+  once.shift(-500);  // a clock step back moves the budget with it
+  CHECK(once.take(t0 + 500, 1'000, 1));
+}
+
+TEST_CASE("confirm_at_ms: 5, 10, then 20 s after the failed probe began, 1 s after its outcome at least, never past an interval") {
+  // A reset comes back at once: the delays count from the probe's start.
+  CHECK(confirm_at_ms(1, 100, 150, 60'000) == 5'100);
+  CHECK(confirm_at_ms(2, 100, 150, 60'000) == 10'100);
+  CHECK(confirm_at_ms(3, 100, 150, 60'000) == 20'100);
+  CHECK(confirm_at_ms(9, 100, 150, 60'000) == 20'100);
+  // An unanswered connect comes back at its 10 s deadline: 1 s after it.
+  CHECK(confirm_at_ms(1, 100, 10'100, 60'000) == 11'100);
+  CHECK(confirm_at_ms(2, 100, 10'100, 60'000) == 11'100);
+  CHECK(confirm_at_ms(3, 100, 10'100, 60'000) == 20'100);
+  CHECK(confirm_at_ms(2, 100, 150, 8'000) == 8'150);
+}
+
+// The target is powered off (killed): it cannot answer a failure with a
+// report, which would bring the next probe forward on its own (a living
+// target's failure is answered at once: silence_test.cc).
+TEST_CASE("a failure is confirmed 5 s and 10 s after the failed probe began; once the streak is settled, probes keep the interval") {
+  Fleet fleet(5, default_roster(5));
+  fleet.run_for(180'000);
+  const std::uint32_t observer = witnesses_of(fleet, 4).front();
+  fleet.kill(4);
+  ProbeLog log;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    const bool fail = request.target == "s4" && from == observer;
+    if (request.target == "s4") log.times[from].push_back(fleet.now);
+    return fail ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  fleet.run_for(240'000);
+  const auto& at = log.times[observer];
+  REQUIRE(at.size() >= 5);
+  // The test fleet answers a probe 1 s after its request: the next one is
+  // requested 5 s after the failed one was, then 10 s.
+  CHECK(at[1] - at[0] == 5'000);
+  CHECK(at[2] - at[1] == 10'000);
+  // The streak reached fail_streak: the interval again (+-5%, +1 s).
+  for (std::size_t k = 3; k < at.size(); ++k) {
+    CHECK(at[k] - at[k - 1] >= 57'000);
+    CHECK(at[k] - at[k - 1] <= 64'000);
+  }
+  CHECK(fleet.agent(observer).ledger().find("s4")->fail_streak == at.size());
+  CHECK(fleet.agent(observer).counters().confirmations == 2);
+}
+
+TEST_CASE("a blink is not a streak: the confirmation gets through and the interval resumes") {
+  Fleet fleet(5, default_roster(5));
+  fleet.run_for(180'000);
+  const std::uint32_t observer = witnesses_of(fleet, 4).front();
+  fleet.kill(4);  // no answer from it either (above)
+  ProbeLog log;
+  bool blink = true;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (request.target != "s4" || from != observer) return ProbeFailure::none;
+    log.times[from].push_back(fleet.now);
+    const bool fail = blink;
+    blink = false;  // one probe falls in the blink, none after
+    return fail ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  fleet.run_for(200'000);
+  const auto& at = log.times[observer];
+  REQUIRE(at.size() >= 3);
+  CHECK(at[1] - at[0] == 5'000);
+  CHECK(at[2] - at[1] >= 57'000);
+  const verdict::TargetStreak* streak = fleet.agent(observer).ledger().find("s4");
+  CHECK(streak->fail_streak == 0);
+  CHECK(fleet.agent(observer).counters().confirmations == 1);
+}
+
+TEST_CASE("a witness's first failure makes the target's other witnesses probe it at once") {
+  Fleet fleet(5, default_roster(5));
+  fleet.run_for(180'000);
+  const std::vector<std::uint32_t> witnesses = witnesses_of(fleet, 4);
+  REQUIRE(witnesses.size() >= 3);
+  const std::uint32_t observer = witnesses.front();
+  ProbeLog log;
+  UnixMs first_failure = 0;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (request.target != "s4") return ProbeFailure::none;
+    log.times[from].push_back(fleet.now);
+    if (from != observer) return ProbeFailure::none;
+    if (first_failure == 0) first_failure = fleet.now;
+    return ProbeFailure::tcp_timeout;
+  };
+  fleet.run_for(120'000);
+  REQUIRE(first_failure != 0);
+  for (std::uint32_t w : witnesses) {
+    if (w == observer) continue;
+    auto after = std::find_if(log.times[w].begin(), log.times[w].end(),
+                              [&](UnixMs t) { return t > first_failure; });
+    REQUIRE(after != log.times[w].end());
+    // Its report left at once and reached the others within a gossip step
+    // or two; their probes were otherwise up to an interval away.
+    CHECK(*after - first_failure <= 5'000);
+    CHECK(fleet.agent(w).counters().triggered_probes == 1);
+  }
+}
+
+// Two countries of four (DE: even indices, NL: odd).
+Roster two_countries() {
+  Roster roster = default_roster(8);
+  for (std::uint32_t i = 0; i < 8; ++i) roster.servers[i].country = i % 2 == 0 ? "DE" : "NL";
+  return roster;
+}
+
+std::vector<std::uint32_t> targets_of(Fleet& fleet, std::uint32_t observer) {
+  return fleet.agent(observer).probe_targets(fleet.now);
+}
+
+TEST_CASE("a first failure brings the observer's probes of its other targets in that country forward, not elsewhere") {
+  Fleet fleet(8, two_countries());
+  fleet.run_for(180'000);
+  // An observer in DE with at least two targets in NL.
+  std::uint32_t observer = 8, failing = 8;
+  std::vector<std::uint32_t> others_nl, others_de;
+  for (std::uint32_t o = 0; o < 8 && observer == 8; o += 2) {
+    std::vector<std::uint32_t> nl, de;
+    for (std::uint32_t t : targets_of(fleet, o)) (t % 2 == 1 ? nl : de).push_back(t);
+    if (nl.size() >= 2 && !de.empty()) {
+      observer = o;
+      failing = nl.front();
+      others_nl.assign(nl.begin() + 1, nl.end());
+      others_de = de;
+    }
+  }
+  REQUIRE(observer != 8);
+  const ServerId failing_id = server_name(failing);
+  ProbeLog log;
+  UnixMs first_failure = 0;
+  std::map<ServerId, std::vector<UnixMs>> probed;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (from == observer) probed[request.target].push_back(fleet.now);
+    if (from != observer || request.target != failing_id) return ProbeFailure::none;
+    if (first_failure == 0) first_failure = fleet.now;
+    return ProbeFailure::tcp_timeout;
+  };
+  fleet.run_for(90'000);
+  REQUIRE(first_failure != 0);
+  auto next_after = [&](std::uint32_t t) {
+    for (UnixMs at : probed[server_name(t)]) {
+      if (at >= first_failure) return at - first_failure;
+    }
+    return DurationMs{1'000'000};
+  };
+  // Requested at the failure's outcome, answered a step later.
+  for (std::uint32_t t : others_nl) CHECK(next_after(t) <= 2'000);
+  // The other country's targets keep their own times: not all of them
+  // (random phases) within those 2 s.
+  std::size_t early_de = 0;
+  for (std::uint32_t t : others_de) early_de += next_after(t) <= 2'000;
+  CHECK(early_de < others_de.size());
+}
+
+TEST_CASE("a failure of a compatriot makes that country's witnesses of the observer probe it at once") {
+  Fleet fleet(8, two_countries());
+  fleet.run_for(180'000);
+  // An observer in DE, a target of it in NL, and the NL witnesses of the observer.
+  std::uint32_t observer = 0, failing = 8;
+  for (std::uint32_t t : targets_of(fleet, observer)) {
+    if (t % 2 == 1) failing = t;
+  }
+  REQUIRE(failing != 8);
+  std::vector<std::uint32_t> nl_witnesses;
+  for (std::uint32_t w : witnesses_of(fleet, observer)) {
+    if (w % 2 == 1 && w != failing) nl_witnesses.push_back(w);
+  }
+  REQUIRE(!nl_witnesses.empty());
+  const ServerId failing_id = server_name(failing);
+  const ServerId observer_id = server_name(observer);
+  UnixMs first_failure = 0;
+  std::map<std::uint32_t, std::vector<UnixMs>> probed_observer;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (request.target == observer_id) probed_observer[from].push_back(fleet.now);
+    if (from != observer || request.target != failing_id) return ProbeFailure::none;
+    if (first_failure == 0) first_failure = fleet.now;
+    return ProbeFailure::tcp_timeout;
+  };
+  fleet.run_for(90'000);
+  REQUIRE(first_failure != 0);
+  for (std::uint32_t w : nl_witnesses) {
+    auto after = std::find_if(probed_observer[w].begin(), probed_observer[w].end(),
+                              [&](UnixMs t) { return t > first_failure; });
+    REQUIRE(after != probed_observer[w].end());
+    CHECK(*after - first_failure <= 5'000);
+  }
+}
+
+TEST_CASE("a target one observer keeps failing costs the fleet a bounded number of probes") {
+  Fleet fleet(5, default_roster(5));
+  fleet.run_for(180'000);
+  const std::vector<std::uint32_t> witnesses = witnesses_of(fleet, 4);
+  const std::uint32_t observer = witnesses.front();
+  ProbeLog log;
+  bool fail_next = true;
+  std::size_t failures = 0;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (request.target != "s4") return ProbeFailure::none;
+    log.times[from].push_back(fleet.now);
+    if (from != observer) return ProbeFailure::none;
+    const bool fail = fail_next;  // every other probe fails: a flaky link
+    fail_next = !fail_next;
+    failures += fail;
+    return fail ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  fleet.run_for(3'600'000);
+  // The observer: about 60 probes at the interval, and after each failure
+  // at most one sooner (the target's answer to it, silence_test.cc, or a
+  // confirmation, within the target's rounds).
+  CHECK(log.times[observer].size() <= 64 + failures);
+  CHECK(fleet.agent(observer).counters().confirmations <= kConfirmRoundBurst + 6);
+  for (std::uint32_t w : witnesses) {
+    if (w == observer) continue;
+    CHECK(log.times[w].size() <= 64 + kTriggerBurst + 6);
+    // Its probes of the observer (whose failure of a compatriot they are)
+    // and the observer's sweeps of its country come forward too: each
+    // target within its own budget.
+    const std::size_t targets = fleet.agent(w).probe_targets(fleet.now).size();
+    CHECK(fleet.agent(w).counters().triggered_probes <= targets * (kTriggerBurst + 6));
+    CHECK(fleet.agent(w).counters().triggered_probes >= kTriggerBurst);
+  }
+  // One observer's opinion is never a verdict.
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    const auto snapshot = fleet.agent(i).verdicts();
+    REQUIRE(snapshot != nullptr);
+    for (const auto& server : snapshot->servers) CHECK(server.status == verdict::ServerStatus::ok);
+  }
+}
+
+}  // namespace
+}  // namespace mesh::agent::testing
