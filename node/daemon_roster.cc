@@ -8,6 +8,7 @@
 #include "node/log.h"
 #include "node/verdict_log.h"
 #include "record/envelope.h"
+#include "record/fleet_scale.h"
 
 namespace mesh::node {
 
@@ -109,22 +110,24 @@ void Daemon::log_problems() {
 
 // Just started (docs/API.md, "Just started"): until this node has compared
 // its records with a peer's (a SYNC exchange, within about 30 s when a
-// peer is up), or one heartbeat interval has passed (every live server has
-// sent a report by then), its no_data verdicts may be its own silence.
+// peer is up), or one heartbeat interval (scaled for the fleet's size,
+// record/fleet_scale.h) has passed (every live server has sent a report by
+// then), its no_data verdicts may be its own silence.
 bool Daemon::starting(UnixMs now) const {
   const Roster* roster = agent_->roster();
   if (roster == nullptr) return true;
   const gossip::Counters& counters = agent_->core().counters();
   const bool synced = counters.syncs_received > 0 || counters.summaries_matched > 0;
-  return !synced && now - started_ms_ < roster->params.heartbeat_interval_ms;
+  return !synced && now - started_ms_ < effective_heartbeat_ms(roster->params, roster->servers.size());
 }
 
-// A server not heard from for stale_after_ms since this node started is
-// news: every live server sends a report within that time (its heartbeat
-// is shorter), wherever the fleet's start has got to.
+// A server not heard from for stale_after (scaled for the fleet's size)
+// since this node started is news: every live server sends a report within
+// that time (its heartbeat is shorter), wherever the fleet's start has got to.
 void Daemon::end_start(UnixMs now) {
   const Roster* roster = agent_->roster();
-  if (start_over_ || roster == nullptr || now - started_ms_ < roster->params.stale_after_ms) return;
+  if (start_over_ || roster == nullptr) return;
+  if (now - started_ms_ < effective_stale_after_ms(roster->params, roster->servers.size())) return;
   start_over_ = true;
   if (auto verdicts = agent_->verdicts()) {
     for (const LogLine& line : silent_since_start(*verdicts, unheard_)) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "record/fleet_scale.h"
+
 namespace mesh::verdict {
 namespace {
 
@@ -52,13 +54,13 @@ bool supersedes(const ObservedReport& candidate, const ObservedReport& held) {
   return report_less(held.report, candidate.report);
 }
 
-bool is_fresh(const ObservedReport& observed, UnixMs now_ms, const Parameters& params) {
+bool is_fresh(const ObservedReport& observed, UnixMs now_ms, const Roster& roster) {
   // Written so that no hostile timestamp can overflow the subtraction.
-  return observed.timestamp_ms >= now_ms - params.stale_after_ms;
+  return observed.timestamp_ms >= now_ms - effective_stale_after_ms(roster.params, roster.servers.size());
 }
 
 bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& roster) {
-  return is_fresh(observed, now_ms, roster.params) &&
+  return is_fresh(observed, now_ms, roster) &&
          observed.report.view.roster_version == roster.version;
 }
 

@@ -28,9 +28,10 @@ bool supersedes(const ObservedReport& candidate, const ObservedReport& held);
 // Strict weak order over report contents: self-check, metrics, view.
 bool report_less(const Report& a, const Report& b);
 
-// A report is fresh while now_ms - timestamp_ms <= stale_after_ms (a report
-// dated ahead of now is fresh).
-bool is_fresh(const ObservedReport& observed, UnixMs now_ms, const Parameters& params);
+// A report is fresh while now_ms - timestamp_ms <= the roster's stale_after
+// scaled for its size (record/fleet_scale.h, effective_stale_after_ms; a
+// report dated ahead of now is fresh).
+bool is_fresh(const ObservedReport& observed, UnixMs now_ms, const Roster& roster);
 
 // Its view is usable (its votes count) when it is fresh and its view is on
 // the roster being evaluated; a view on another roster version names

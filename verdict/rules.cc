@@ -41,7 +41,7 @@ void count_votes(const RuleInputs& in, std::uint32_t target, ServerVerdict& verd
 
 void apply_report(const RuleInputs& in, std::uint32_t target, ServerVerdict& verdict) {
   const ObservedReport* latest = (*in.latest)[target];
-  bool fresh = latest != nullptr && is_fresh(*latest, in.now_ms, in.roster->params);
+  bool fresh = latest != nullptr && is_fresh(*latest, in.now_ms, *in.roster);
   verdict.flags.no_data = !fresh;
   if (latest != nullptr) {
     verdict.last_report_ms = latest->timestamp_ms;

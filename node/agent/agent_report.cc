@@ -7,6 +7,7 @@
 #include "node/agent/detection.h"
 #include "node/agent/state_codec.h"
 #include "record/envelope.h"
+#include "record/fleet_scale.h"
 #include "record/report.h"
 #include "verdict/witnesses.h"
 
@@ -198,7 +199,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
     return;
   }
   last_report_ms_ = timestamp;
-  const DurationMs interval = roster->params.heartbeat_interval_ms;
+  const DurationMs interval = effective_heartbeat_ms(roster->params, roster->servers.size());
   if (!heartbeat_phase_ms_) {
     const DurationMs spread = std::min(interval, kHeartbeatPhaseMs);
     heartbeat_phase_ms_ = static_cast<DurationMs>(rng_.below(static_cast<std::uint64_t>(spread)));

@@ -87,6 +87,28 @@ TEST_CASE("heartbeats fall on a fleet-wide grid, at most one interval apart, how
   }
 }
 
+// Above 128 servers the heartbeat grows with the roster's size
+// (docs/CONFIG.md, "Fleet size"): at 256 servers a quiet node reports every
+// 20 s instead of 10. Four agents run; the roster's other servers only
+// answer probes. (Freshness at that size: tests/verdict/rules_test.cc.)
+TEST_CASE("above 128 servers the heartbeat scales with the roster's size") {
+  auto quiet_reports = [](std::uint32_t servers) {
+    Fleet fleet(4, small_roster(servers));
+    fleet.run_for(60'000);
+    const std::uint64_t before = fleet.agent(0).counters().reports_published;
+    fleet.run_for(600'000);
+    return fleet.agent(0).counters().reports_published - before;
+  };
+  const std::uint64_t at_128 = quiet_reports(128);
+  const std::uint64_t at_256 = quiet_reports(256);
+  CAPTURE(at_128);
+  CAPTURE(at_256);
+  CHECK(at_128 >= 58);  // every 10 s
+  CHECK(at_128 <= 62);
+  CHECK(at_256 >= 29);  // every 20 s
+  CHECK(at_256 <= 31);
+}
+
 // A clock that was ahead signed records the fleet refused as future; once
 // it is stepped back the node must be heard again at once, not at its next
 // heartbeat minutes later.

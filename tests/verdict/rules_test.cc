@@ -319,6 +319,21 @@ TEST_CASE("a view on another roster version is no view; self-check still counts"
   CHECK_FALSE(evaluation.servers[3].flags.no_data);
 }
 
+// Above 128 servers freshness follows the roster's size (docs/VERDICTS.md,
+// "Freshness and fleet size"): at 256 servers stale_after counts double.
+TEST_CASE("stale versus fresh at the boundary, in a fleet of 256 servers") {
+  Roster roster = make_roster({"DE", "NL"}, {128, 128});
+  const DurationMs stale = 2 * roster.params.stale_after_ms;
+  const std::vector<ObservedReport> reports = {report(0, kReportAt, roster.version),
+                                               report(1, kReportAt, roster.version)};
+  CHECK_FALSE(evaluate(roster, reports, kReportAt + roster.params.stale_after_ms + 1).servers[0].flags.no_data);
+  CHECK_FALSE(evaluate(roster, reports, kReportAt + stale).servers[0].flags.no_data);
+  const Evaluation later = evaluate(roster, reports, kReportAt + stale + 1);
+  CHECK(later.servers[0].flags.no_data);
+  CHECK(later.servers[1].flags.no_data);
+  CHECK(later.servers[1].last_report_ms == kReportAt);
+}
+
 TEST_CASE("precedence: a powered-off server is unreachable and no_data; unavailable wins") {
   Roster roster = make_roster({"DE"}, {5});
   auto reports = mesh_reports(roster, failing_to(0, {1, 2, 3, 4}), {1, 2, 3, 4});

@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 
+#include "record/fleet_scale.h"
 #include "tools/meshsim/builtin_builder.h"
 #include "tools/meshsim/fleet_gen.h"
 
@@ -173,14 +174,17 @@ void unreliable_witness(Builder& b) {
 // The agent stops (listener still up): no_data, still in rotation; back to ok after a restart.
 void agent_stop(Builder& b) {
   ServerId server = b.of_country(1, 0);
-  // Its last heartbeat goes stale stale_after_ms (12 min) after it was made.
+  // Its last heartbeat goes stale stale_after_ms (12 min; above 128 servers
+  // scaled with the fleet, docs/CONFIG.md "Fleet size") after it was made.
+  const DurationMs stale = effective_stale_after_ms(b.s.params, b.s.fleet.generated_nodes);
+  const DurationMs silent = 5 * kMinute + stale + kMinute;
   b.event(5 * kMinute, EventKind::stop_agent, {server});
-  b.event(20 * kMinute, EventKind::start_agent, {server});
-  b.status(server, ServerStatus::no_data, 18 * kMinute);
-  b.rotation(server, b.route_of(1), true, 18 * kMinute);
-  b.status(server, ServerStatus::ok, 23 * kMinute);
+  b.event(silent + 2 * kMinute, EventKind::start_agent, {server});
+  b.status(server, ServerStatus::no_data, silent);
+  b.rotation(server, b.route_of(1), true, silent);
+  b.status(server, ServerStatus::ok, silent + 5 * kMinute);
   b.no_false_verdicts();
-  b.s.duration_ms = 24 * kMinute;
+  b.s.duration_ms = silent + 6 * kMinute;
 }
 
 // A rolling restart (an upgrade): every agent restarts in turn, one every
