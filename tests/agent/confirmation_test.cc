@@ -24,16 +24,6 @@ Roster default_roster(std::uint32_t count) {
   return roster;
 }
 
-std::vector<std::uint32_t> witnesses_of(Fleet& fleet, std::uint32_t target) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < fleet.nodes.size(); ++i) {
-    if (i == target) continue;
-    const auto targets = fleet.agent(i).probe_targets(fleet.now);
-    if (std::find(targets.begin(), targets.end(), target) != targets.end()) out.push_back(i);
-  }
-  return out;
-}
-
 // When each observer's probes of "s4" came back (the test fleet answers a
 // probe one step after its request), and what they found.
 struct ProbeLog {

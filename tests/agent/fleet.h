@@ -5,6 +5,7 @@
 // hand-driven exchanges, no sockets, no clock.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -160,5 +161,16 @@ class Fleet {
   };
   std::vector<PendingProbe> probes_;
 };
+
+// The nodes whose probe plan holds `target` (every node holds the same plan).
+inline std::vector<std::uint32_t> witnesses_of(Fleet& fleet, std::uint32_t target) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < fleet.nodes.size(); ++i) {
+    if (i == target) continue;
+    const auto targets = fleet.agent(i).probe_targets(fleet.now);
+    if (std::find(targets.begin(), targets.end(), target) != targets.end()) out.push_back(i);
+  }
+  return out;
+}
 
 }  // namespace mesh::agent::testing

@@ -29,17 +29,6 @@ bool in_rotation(const verdict::Evaluation& e, const ServerId& id) {
   return false;
 }
 
-// Observers of `target` in node 0's probe plan (every node holds the same).
-std::vector<std::uint32_t> witnesses_of(Fleet& fleet, std::uint32_t target) {
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t i = 0; i < fleet.nodes.size(); ++i) {
-    if (i == target) continue;
-    const auto targets = fleet.agent(i).probe_targets(fleet.now);
-    if (std::find(targets.begin(), targets.end(), target) != targets.end()) out.push_back(i);
-  }
-  return out;
-}
-
 TEST_CASE("FlapHistory: the hold-down doubles with the changes of the last hour, up to 30 minutes") {
   constexpr DurationMs kBase = 60'000;
   FlapHistory flaps;
