@@ -196,7 +196,8 @@ TEST_CASE("a silent target's failures stay unanswered, and still vote") {
     CHECK_FALSE(streak->answered);
     CHECK(streak->failing_since_ms > kStartMs);
   }
-  const verdict::ServerVerdict& shown = verdict_of(fleet.agent(0).evaluate(fleet.now), "s4");
+  const verdict::Evaluation evaluation = fleet.agent(0).evaluate(fleet.now);
+  const verdict::ServerVerdict& shown = verdict_of(evaluation, "s4");
   CHECK(shown.status == verdict::ServerStatus::unreachable);
   CHECK(shown.flags.no_data);
   CHECK(shown.failing >= 2);
