@@ -20,8 +20,9 @@
 // newer than the one the next reader gets (or, rarely, a torn meta). Each
 // commit therefore bumps a sequence (odd while committing); begin_read()
 // retries a transaction whose begin overlapped a commit, and after a few
-// tries begins under the commit mutex. A reader in another process has no
-// such guard; it reads one snapshot, which may be that newer one.
+// tries begins under the commit mutex. Commits of another process are
+// guarded by the txnid: a read that would begin older than one this Store
+// already read is begun again (after a few tries it is taken as it is).
 //
 // Crash safety: a commit is durable when commit() returns (LMDB syncs the
 // data file before and after writing the meta page). A process killed at any
@@ -128,6 +129,7 @@ class Store {
   // mutex, a reader that keeps overlapping commits begins under it.
   mutable std::atomic<std::uint64_t> commit_seq_{0};
   mutable std::mutex commit_mutex_;
+  mutable std::atomic<std::size_t> newest_read_txnid_{0};  // begin_read(): never an older snapshot
 };
 
 }  // namespace mesh
