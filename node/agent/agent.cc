@@ -69,6 +69,17 @@ UnixMs Agent::Impl::heard_ms(std::uint32_t index) const {
   return held ? held->envelope->timestamp_ms : 0;
 }
 
+std::vector<ProbeResult> Agent::Impl::held_failures(std::uint32_t index, const Roster& roster) const {
+  const std::optional<gossip::HeldRecord> held = core_.report_of(index);
+  if (!held) return {};
+  // The core accepted the record: neither decode fails but on a bug.
+  auto envelope = decode_envelope_view(held->envelope->raw);
+  if (!envelope.ok()) return {};
+  auto read = decode_report_failures(envelope->payload, envelope->timestamp_ms);
+  if (!read.ok() || read->roster_version != roster.version) return {};
+  return std::move(read->failures);
+}
+
 void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
   const Roster* roster = core_.roster();
   const std::optional<std::uint32_t> self = core_.self_index();
@@ -83,14 +94,7 @@ void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
         heard_ms(index) >= streak->failing_since_ms) {
       schedule_.hurry(index, now);
     }
-    const std::optional<gossip::HeldRecord> held = core_.report_of(index);
-    if (!held) continue;
-    // The core accepted the record: neither decode fails but on a bug.
-    auto envelope = decode_envelope_view(held->envelope->raw);
-    if (!envelope.ok()) continue;
-    auto read = decode_report_failures(envelope->payload, envelope->timestamp_ms);
-    if (!read.ok() || read->roster_version != roster->version) continue;
-    for (const ProbeResult& failure : read->failures) {
+    for (const ProbeResult& failure : held_failures(index, *roster)) {
       // Unanswered since before our last report: it will hear that one.
       if (failure.target == *self && failure.unanswered_since_ms > last_report_ms_) refute_due_ = true;
       note_failure_heard(index, failure, now);
@@ -105,14 +109,7 @@ void Agent::Impl::note_compatriot_failures(const gossip::Effects& effects, UnixM
   const std::string& country = roster->servers[*self].country;
   for (std::uint32_t index : effects.reports_changed) {
     if (index == *self || roster->servers[index].country != country) continue;
-    const std::optional<gossip::HeldRecord> held = core_.report_of(index);
-    if (!held) continue;
-    // The core accepted the record: neither decode fails but on a bug.
-    auto envelope = decode_envelope_view(held->envelope->raw);
-    if (!envelope.ok()) continue;
-    auto read = decode_report_failures(envelope->payload, envelope->timestamp_ms);
-    if (!read.ok() || read->roster_version != roster->version) continue;
-    for (const ProbeResult& failure : read->failures) {
+    for (const ProbeResult& failure : held_failures(index, *roster)) {
       if (!is_tls_stage(failure.reason) || failure.target >= tls_hints_.size()) continue;
       // A compatriot's clock ahead of ours would keep a hint newer than
       // every TLS probe we make: no later than its arrival.

@@ -40,6 +40,9 @@ class Agent::Impl {
   void note_heard(const gossip::Effects& effects, UnixMs now);
   // The timestamp of the latest report held of the server at `index` (0: none).
   UnixMs heard_ms(std::uint32_t index) const;
+  // The failures in the report held of the server at `index`, when it is
+  // of `roster`'s version (none otherwise).
+  std::vector<ProbeResult> held_failures(std::uint32_t index, const Roster& roster) const;
   // Publishes the answer to a silence claim when one is due and the last
   // answer is at least change_gap() old.
   void publish_refutation(UnixMs now, AgentEffects& out);

@@ -11,12 +11,6 @@
 namespace mesh::agent::testing {
 namespace {
 
-const verdict::ServerVerdict& verdict_of(const verdict::Evaluation& e, const ServerId& id) {
-  auto it = std::find_if(e.servers.begin(), e.servers.end(), [&](const auto& v) { return v.id == id; });
-  REQUIRE(it != e.servers.end());
-  return *it;
-}
-
 TEST_CASE("a fresh fleet of agents converges: every report everywhere, every server ok") {
   Fleet fleet(5, small_roster(5));
   fleet.run_for(60'000);

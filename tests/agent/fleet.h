@@ -173,4 +173,11 @@ inline std::vector<std::uint32_t> witnesses_of(Fleet& fleet, std::uint32_t targe
   return out;
 }
 
+// A server's verdict in `e` (REQUIRE: it is there). `e` must outlive it.
+inline const verdict::ServerVerdict& verdict_of(const verdict::Evaluation& e, const ServerId& id) {
+  auto it = std::find_if(e.servers.begin(), e.servers.end(), [&](const auto& v) { return v.id == id; });
+  REQUIRE(it != e.servers.end());
+  return *it;
+}
+
 }  // namespace mesh::agent::testing

@@ -16,12 +16,6 @@
 namespace mesh::agent::testing {
 namespace {
 
-const verdict::ServerVerdict& verdict_of(const verdict::Evaluation& e, const ServerId& id) {
-  auto it = std::find_if(e.servers.begin(), e.servers.end(), [&](const auto& v) { return v.id == id; });
-  REQUIRE(it != e.servers.end());
-  return *it;
-}
-
 bool in_rotation(const verdict::Evaluation& e, const ServerId& id) {
   for (const auto& route : e.routes) {
     if (std::find(route.members.begin(), route.members.end(), id) != route.members.end()) return true;
