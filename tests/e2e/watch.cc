@@ -1,6 +1,8 @@
 #include "tests/e2e/watch.h"
 
 #include <algorithm>
+#include <fstream>
+#include <iostream>
 #include <thread>
 
 namespace mesh::test::e2e {
@@ -32,7 +34,8 @@ void Watch::sweep(const Done* done) {
       if (at != allowed_at_.end() && at->second.count(status) != 0) continue;
       auto it = allowed_.find(id);
       if (it != allowed_.end() && it->second.count(status) != 0) continue;
-      false_.insert(id + " at " + fleet_.id(node) + ": " + status);
+      const std::string key = id + " at " + fleet_.id(node) + ": " + status;
+      if (false_.count(key) == 0) false_[key] = first_seen(node, id, server);
     }
     if (done != nullptr && reached_s_.count(node) == 0 && (*done)(node, *servers)) {
       reached_s_[node] = since_s(start_);
@@ -45,6 +48,32 @@ void Watch::sweep(const Done* done) {
     if (!first && last->second != partitioned) ++flips_[node];
     last->second = partitioned;
   }
+}
+
+// When a false verdict first shows, and why: the witness counts, and the
+// node's detail of the server and its mesh view, kept for the post-mortem
+// (a hidden run's failure is read from these files and the logs).
+std::string Watch::first_seen(std::uint32_t node, const ServerId& id, const Json& server) const {
+  const double at = since_s(start_);
+  std::string counts;
+  if (server.contains("witnesses")) {
+    const Json& w = server.at("witnesses");
+    counts = "failing " + w.value("failing", Json(0)).dump() + " of " + w.value("eligible", Json(0)).dump() +
+             ", quorum " + w.value("quorum", Json(0)).dump();
+  }
+  const std::string file = fleet_.dir() + "/false-" + id + "-at-" + fleet_.id(node) + "-" +
+                           std::to_string(static_cast<long>(at * 10)) + ".json";
+  Json kept = Json::object();
+  kept["server"] = server;
+  if (auto detail = fleet_.get(node, "/v1/servers/" + id)) kept["detail"] = *detail;
+  if (auto mesh = fleet_.get(node, "/v1/mesh")) kept["mesh"] = *mesh;
+  std::ofstream(file) << kept.dump(1) << "\n";
+  char when[32];
+  std::snprintf(when, sizeof when, "%.1f", at);
+  std::cout << "e2e:   false verdict " << id << " at " << fleet_.id(node) << ": "
+            << server.at("status").get<std::string>() << " " << when << " s after the fault (" << counts
+            << "), kept in " << file << std::endl;
+  return std::string(when) + " s (" + counts + ")";
 }
 
 std::size_t Watch::partition_flips() const {
@@ -82,9 +111,9 @@ std::optional<double> Watch::slowest_s() const {
 std::string Watch::false_text() const {
   std::string out;
   int shown = 0;
-  for (const std::string& line : false_) {
+  for (const auto& [line, when] : false_) {
     if (shown++ == 5) return out + "...";
-    out += line + "; ";
+    out += line + " at " + when + "; ";
   }
   return out;
 }

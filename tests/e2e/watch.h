@@ -54,11 +54,14 @@ class Watch {
   // Each node's first `done`, in seconds from the fault.
   const std::map<std::uint32_t, double>& reached_s() const { return reached_s_; }
   std::size_t false_verdicts() const { return false_.size(); }
-  // "n3 at n7: unreachable", the first few, for messages.
+  // "n3 at n7: unreachable at 47.5 s (failing 3 of 5, quorum 3)", the
+  // first few, for messages. The node's GET /v1/servers/<id> and
+  // /v1/mesh at that poll are kept beside its log (false-<id>-<at>.json).
   std::string false_text() const;
 
  private:
   void sweep(const Done* done);
+  std::string first_seen(std::uint32_t node, const ServerId& id, const Json& server) const;
 
   const Fleet& fleet_;
   std::vector<std::uint32_t> nodes_;
@@ -67,7 +70,7 @@ class Watch {
   std::set<std::string> allowed_any_;
   std::map<std::uint32_t, std::set<std::string>> allowed_at_;
   std::map<std::uint32_t, double> reached_s_;
-  std::set<std::string> false_;  // "server at node: status"
+  std::map<std::string, std::string> false_;  // "server at node: status" -> when and the counts
   bool watch_partitioned_ = false;
   std::map<std::uint32_t, bool> partitioned_;       // last flag seen per node
   std::map<std::uint32_t, std::size_t> flips_;      // changes per node
