@@ -7,10 +7,16 @@
 
 namespace mesh::verdict {
 
-// A success says the target is reachable now only when it was reported
-// after the target's own last word (an older one says no more than that
-// word did) by an observer that is not claimed silent itself (one that
-// is gave its last word before the split).
+// A success says the target is reachable now only when its probe got
+// through after the silence claimed against the target began (the
+// earliest holding claim's unanswered_since), by an observer that is not
+// claimed silent itself (one that is gave its last word before the
+// split). A report older than the claims is no evidence, however much
+// newer than the target's own last word: across a split the overlay can
+// cut a node off from part of its own side for a while, and those
+// servers' last reports held, from before the split, reach everyone
+// (tests/e2e scenario 12, CI of 2026-12-05: read as reaching the far
+// side, they left two of its servers looking powered off alone).
 std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable,
                             std::vector<bool>* alive_unheard) {
   const TallyContext& context = tally.context();
@@ -22,13 +28,31 @@ std::uint32_t cut_off_count(const Tally& tally, const std::vector<const Observed
     any = any || claimed[t];
   }
   if (!any) return 0;
+  auto heard = [&](std::uint32_t t) { return context.heard_ms != nullptr ? (*context.heard_ms)[t] : 0; };
+  // first_claim[t]: the earliest unanswered_since among the claims against
+  // t; silent_since[t]: among those that hold; pending[t]: the claims
+  // against t that no longer hold.
+  constexpr UnixMs kNever = std::numeric_limits<UnixMs>::max();
+  std::vector<UnixMs> first_claim(servers, kNever);
+  std::vector<UnixMs> silent_since(servers, kNever);
+  std::vector<std::uint32_t> pending(servers, 0);
+  for (std::uint32_t o = 0; o < servers; ++o) {
+    if (usable[o] == nullptr) continue;
+    for_each_witness_result(context, *usable[o], [&](std::uint32_t t, bool, const ProbeResult& result) {
+      if (result.fail_streak == 0 || result.unanswered_since_ms == 0) return;
+      first_claim[t] = std::min(first_claim[t], result.unanswered_since_ms);
+      if (silence_holds(result, heard(t))) {
+        silent_since[t] = std::min(silent_since[t], result.unanswered_since_ms);
+      } else {
+        ++pending[t];
+      }
+    });
+  }
   std::vector<bool> reached(servers, false);
   for (std::uint32_t o = 0; o < servers; ++o) {
     if (claimed[o] || usable[o] == nullptr) continue;
-    const UnixMs reported = usable[o]->timestamp_ms;
     for_each_witness_result(context, *usable[o], [&](std::uint32_t t, bool, const ProbeResult& result) {
-      const UnixMs heard = context.heard_ms != nullptr ? (*context.heard_ms)[t] : 0;
-      if (claimed[t] && result.fail_streak == 0 && reported > heard) reached[t] = true;
+      if (claimed[t] && result.fail_streak == 0 && result.last_probe_ms >= silent_since[t]) reached[t] = true;
     });
   }
   std::uint32_t cut_off = 0;
@@ -41,19 +65,6 @@ std::uint32_t cut_off_count(const Tally& tally, const std::vector<const Observed
   }
   if (cut_off == 0) return 0;
   // Cut off with them: heard again since, claimed from the same moment.
-  // first_claim[t]: the earliest unanswered_since among the claims against
-  // t; pending[t]: the claims against t that no longer hold.
-  constexpr UnixMs kNever = std::numeric_limits<UnixMs>::max();
-  std::vector<UnixMs> first_claim(servers, kNever);
-  std::vector<std::uint32_t> pending(servers, 0);
-  for (std::uint32_t o = 0; o < servers; ++o) {
-    if (usable[o] == nullptr) continue;
-    for_each_witness_result(context, *usable[o], [&](std::uint32_t t, bool, const ProbeResult& result) {
-      if (result.fail_streak == 0 || result.unanswered_since_ms == 0) return;
-      first_claim[t] = std::min(first_claim[t], result.unanswered_since_ms);
-      if (!silence_holds(result, context.heard_ms != nullptr ? (*context.heard_ms)[t] : 0)) ++pending[t];
-    });
-  }
   UnixMs last_cut_off_claim = std::numeric_limits<UnixMs>::min();
   for (std::uint32_t t = 0; t < servers; ++t) {
     if (claimed[t] && !reached[t]) last_cut_off_claim = std::max(last_cut_off_claim, first_claim[t]);

@@ -48,7 +48,8 @@ class WitnessJudgement {
   // failures make a verdict.
   bool partitioned() const { return partitioned_; }
   // Silent to us (at least two silence claims hold against it) and yet
-  // reached since its last word held here by an observer not so claimed:
+  // reached by an observer not so claimed, by a probe made after the
+  // earliest of those claims began:
   // the target is alive and only its reports have not reached us yet (a
   // split healing, its side's reports landing one by one). Its holding
   // claims are no verdict: insufficient evidence (cut_off_count).
@@ -97,8 +98,9 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
 
 // Servers cut off at once: at least two witnesses fail each and have not
 // heard from it since their failures began, nor have we (their silence
-// claims hold, Tally::silent_claims), and nobody gets through to it but
-// observers that are themselves so claimed. A censor's targets keep
+// claims hold, Tally::silent_claims), and nobody gets through to it since
+// the earliest of those claims began but observers that are themselves so
+// claimed. A censor's targets keep
 // reporting; a split's far side goes silent from its first failed probe.
 // While any server is so cut off, a server heard again whose witnesses'
 // claims (at least two, pending now) began no later than a probe interval
@@ -107,8 +109,9 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
 // by one; without this the last one still to land read as a server
 // powered off alone, and was unreachable for a moment (tests/e2e scenario
 // 12, 2026-12-05). The flag comes down when the last of them is heard.
-// `alive_unheard` (optional): set to the claimed servers reached since
-// (WitnessJudgement::alive_unheard), or left empty when there are none.
+// `alive_unheard` (optional): set to the claimed servers reached since the
+// claims began (WitnessJudgement::alive_unheard), or left empty when there
+// are none.
 std::uint32_t cut_off_count(const Tally& tally, const std::vector<const ObservedReport*>& usable,
                             std::vector<bool>* alive_unheard = nullptr);
 

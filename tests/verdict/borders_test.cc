@@ -433,6 +433,45 @@ TEST_CASE("a split's far side is cut off from its first failed probe: partitione
   CHECK(powered_off.servers[7].status == ServerStatus::unreachable);
 }
 
+TEST_CASE("a split: an observer of our side unheard since before it does not reach the far side") {
+  // As in tests/e2e scenario 12 (CI, 2026-12-05) and its meshsim replay:
+  // 12 of 30 servers (AE and DE) split from the rest; we are on the right,
+  // and the overlay left us cut off from part of our own side (US) for a
+  // while (its links across the split had not yet been found dead), so the
+  // last reports of US we hold are from before the split: they reached
+  // everyone then. The left side's last words held here are older still,
+  // but for two of them, which spoke a moment later.
+  // That old report is no evidence that the far side is alive now: its
+  // successes were probed before the silence claims began. Read as
+  // evidence, it made 10 of the 12 "alive, only unheard", the two cut off
+  // alone looked powered off, and they were unreachable.
+  const Roster roster = fleet_30();
+  auto side = [](std::uint32_t s) { return country_of(s) <= 1; };
+  auto unheard = [](std::uint32_t s) { return country_of(s) == 4; };  // US, on our side
+  std::vector<ObservedReport> reports = reports_of(roster, [&](std::uint32_t o, std::uint32_t t) {
+    return side(o) == side(t);
+  });
+  auto all_ok = [](std::uint32_t) { return 0u; };
+  std::vector<std::uint32_t> everyone;
+  for (std::uint32_t t = 0; t < roster.servers.size(); ++t) everyone.push_back(t);
+  for (std::uint32_t o = 0; o < roster.servers.size(); ++o) {
+    if (side(o)) {
+      const UnixMs last_word = o == 3 || o == 9 ? kReportAt - 45'000 : kReportAt - 60'000;
+      reports[o] = report_probing(o, last_word, roster.version, everyone, all_ok);
+    } else if (unheard(o)) {
+      reports[o] = report_probing(o, kReportAt - 50'000, roster.version, everyone, all_ok);
+    } else {
+      claim_silence(reports[o], [&](std::uint32_t t) { return side(t); });
+    }
+  }
+  const Evaluation split = evaluate(roster, reports, kNow);
+  CHECK(split.partitioned);
+  for (const ServerVerdict& verdict : split.servers) {
+    CAPTURE(verdict.id);
+    CHECK(verdict.status != ServerStatus::unreachable);
+  }
+}
+
 TEST_CASE("two censors: each finds its blocks, though the other blocks some of its witnesses") {
   // AE (the first country) blocks DE-4..DE-6 and FR-1, FR-2; DE blocks
   // AE-1..AE-3 and US-1: both ways at the IP level. AE's witnesses of the DE
