@@ -80,7 +80,7 @@ void Agent::Impl::tick_probes(UnixMs now, AgentEffects& out) {
       return true;
     }
     const std::uint64_t probe_id = next_probe_id_++;
-    schedule_.start(target, probe_id, now, probe_interval_ms_, reserve, tls, rng_);
+    schedule_.start(target, probe_id, now, probe_interval_ms_, reserve, tls);
     target.heard_ms_at_request = heard_ms(target.index);
     const ServerEntry& server = roster->servers[target.index];
     out.probes.push_back(ProbeRequest{probe_id, target.id, server.probe, server.sni, tls});

@@ -24,10 +24,11 @@ inline constexpr DurationMs kProbeDeadlineAllowanceMs = 10'000;
 // one-second ticks is 20 s at N = 1000), with room for a check's period.
 inline constexpr DurationMs kSpreadAllowanceMs = 30'000;
 
-// The first failed probe of a target comes within one probe interval
-// (+5% jitter, node/agent/probe_schedule.h) of the failure's start, and
-// fail_streak - 1 more make the streak; then the probe's deadline, the
-// change gap and the spread.
+// The first failed probe of a target comes within one probe interval of
+// the failure's start (its slot, node/agent/probe_schedule.h; a 5% margin
+// for a slot moved by a probe brought forward, which confirmations follow
+// at once), and fail_streak - 1 more make the streak (confirmations make
+// it far sooner); then the probe's deadline, the change gap and the spread.
 inline DurationMs detection_bound_ms(const Parameters& params) {
   const DurationMs streak = static_cast<DurationMs>(params.fail_streak) * params.probe_interval_ms * 21 / 20;
   return streak + kProbeDeadlineAllowanceMs + change_gap_ms(params) + kSpreadAllowanceMs;

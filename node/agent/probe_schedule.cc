@@ -3,10 +3,40 @@
 #include <algorithm>
 #include <map>
 
+#include "common/check.h"
+
 namespace mesh::agent {
 
+std::uint32_t probe_phase(std::string_view target_id, std::string_view country, TlsTurn turn) {
+  // FNV-1a over "target\0country", folded to 32 bits; then rank / turns.
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  auto mix = [&](std::string_view text) {
+    for (char c : text) {
+      hash ^= static_cast<std::uint8_t>(c);
+      hash *= 0x100000001b3ull;
+    }
+  };
+  mix(target_id);
+  mix(std::string_view("\0", 1));
+  mix(country);
+  const auto base = static_cast<std::uint32_t>(hash ^ (hash >> 32));
+  const std::uint32_t turns = std::max<std::uint32_t>(turn.turns, 1);
+  const auto step = static_cast<std::uint32_t>((std::uint64_t{1} << 32) * (turn.rank % turns) / turns);
+  return base + step;  // mod 2^32
+}
+
+UnixMs next_slot_ms(UnixMs from, DurationMs interval_ms, std::uint32_t phase) {
+  MESH_CHECK(interval_ms > 0, "next_slot_ms: interval_ms must be positive");
+  const auto offset = static_cast<DurationMs>(
+      (static_cast<unsigned __int128>(phase) * static_cast<std::uint64_t>(interval_ms)) >> 32);
+  // Slots are k * interval + offset; the first at or after `from`.
+  const UnixMs shifted = from - offset;
+  const UnixMs k = shifted >= 0 ? (shifted + interval_ms - 1) / interval_ms : -((-shifted) / interval_ms);
+  return k * interval_ms + offset;
+}
+
 void ProbeSchedule::set_targets(const Roster& roster, std::span<const std::uint32_t> targets,
-                                UnixMs now, DurationMs interval_ms, Rng& rng) {
+                                UnixMs now) {
   std::map<std::string_view, ScheduledTarget*> held;
   for (ScheduledTarget& target : targets_) held[target.id] = &target;
   std::vector<ScheduledTarget> next;
@@ -21,7 +51,7 @@ void ProbeSchedule::set_targets(const Roster& roster, std::span<const std::uint3
       ScheduledTarget fresh;
       fresh.id = id;
       fresh.added_ms = now;
-      fresh.next_ms = now + static_cast<DurationMs>(rng.below(static_cast<std::uint64_t>(std::max<DurationMs>(interval_ms, 1))));
+      fresh.next_ms = now;
       next.push_back(std::move(fresh));
     }
     next.back().index = index;
@@ -34,19 +64,27 @@ void ProbeSchedule::set_targets(const Roster& roster, std::span<const std::uint3
   update_earliest();
 }
 
-UnixMs ProbeSchedule::jittered(UnixMs now, DurationMs interval_ms, Rng& rng) {
-  const DurationMs spread = interval_ms / 10;
-  return now + interval_ms - spread / 2 + static_cast<DurationMs>(rng.below(static_cast<std::uint64_t>(spread) + 1));
+void ProbeSchedule::set_phase(ScheduledTarget& target, std::uint32_t phase, UnixMs now,
+                              DurationMs interval_ms) {
+  target.phase = phase;
+  if (target.placed) return;
+  target.placed = true;
+  if (target.in_flight == 0) {
+    target.next_ms = next_slot_ms(now, std::max<DurationMs>(interval_ms, 1), phase);
+    update_earliest();
+  }
 }
 
 void ProbeSchedule::start(ScheduledTarget& target, std::uint64_t probe_id, UnixMs now,
-                          DurationMs interval_ms, std::uint64_t reserved_bytes, bool tls, Rng& rng) {
+                          DurationMs interval_ms, std::uint64_t reserved_bytes, bool tls) {
   target.in_flight = probe_id;
   target.requested_ms = now;
   target.reserved_bytes = reserved_bytes;
   target.tls = tls;
   if (tls) target.last_tls_ms = now;
-  target.next_ms = jittered(now, interval_ms, rng);
+  const DurationMs interval = std::max<DurationMs>(interval_ms, 1);
+  target.next_ms = next_slot_ms(now + interval / 2, interval, target.phase);
+  target.placed = true;
   ++in_flight_;
 }
 

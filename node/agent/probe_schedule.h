@@ -1,9 +1,13 @@
 // When the agent probes each of its targets (docs/PROTOCOL.md, "Probes").
-// Every target has its own next time: a new target's first probe falls at a
-// random point of one interval, and every later one an interval after the
-// previous request, +-5% from the agent's seed, so probes across the fleet
-// neither bunch at one instant nor lock into step. At most one probe per
-// target is in flight. Pure; not thread-safe (the agent owns it).
+// Every target has its own slots on a grid of the clock, one per interval,
+// at a phase that spreads a country's witnesses of it evenly over the
+// interval (probe_phase): the first of them to probe after a block begins
+// does so within interval / witnesses, not up to a whole interval later
+// as with independent random phases (p99 of the wait 47 s of 60 with three
+// witnesses, 20 s spread evenly). Phases differ per target, so a node's
+// probes do not bunch either. A probe brought forward (a confirmation) is
+// followed by the first slot at least half an interval later. At most one
+// probe per target is in flight. Pure; not thread-safe (the agent owns it).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +17,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/rng.h"
 #include "common/server_id.h"
 #include "common/time.h"
 #include "node/agent/confirmation.h"
@@ -22,10 +25,21 @@
 
 namespace mesh::agent {
 
+// The phase of `target_id`'s probe slots for a witness in `country` of
+// rank `turn.rank` among its `turn.turns` compatriot witnesses, in 2^-32ths
+// of the interval: a per (target, country) offset from the ids' hash, plus
+// rank / turns. The same on every node (docs/PROTOCOL.md, "Probes").
+std::uint32_t probe_phase(std::string_view target_id, std::string_view country, TlsTurn turn);
+// The first slot at or after `from` of the grid of `interval_ms` at `phase`.
+// REQUIRES: interval_ms > 0.
+UnixMs next_slot_ms(UnixMs from, DurationMs interval_ms, std::uint32_t phase);
+
 struct ScheduledTarget {
   ServerId id;
   std::uint32_t index = 0;          // in the roster of the last set_targets()
   UnixMs next_ms = 0;               // the next probe is due then
+  std::uint32_t phase = 0;          // of its slots (probe_phase)
+  bool placed = false;              // next_ms was put on a slot (a new target is not, until set_phase)
   std::uint64_t in_flight = 0;      // probe id awaiting its outcome; 0: none
   UnixMs requested_ms = 0;          // when the probe in flight was requested
   // The timestamp of the target's latest report held then (0: none): a
@@ -52,10 +66,14 @@ struct ScheduledTarget {
 class ProbeSchedule {
  public:
   // Replaces the targets by `targets` (sorted roster indices of `roster`).
-  // A target still listed keeps its next time, its probe in flight and its
-  // TLS state.
-  void set_targets(const Roster& roster, std::span<const std::uint32_t> targets, UnixMs now,
-                   DurationMs interval_ms, Rng& rng);
+  // A target still listed keeps its next time, its probe in flight, its
+  // phase and its TLS state; a new one is due at `now` until set_phase()
+  // puts it on its first slot.
+  void set_targets(const Roster& roster, std::span<const std::uint32_t> targets, UnixMs now);
+  // Sets `target`'s phase; a target not yet placed is due at its first slot
+  // at or after `now`. A placed one keeps its next time: the new phase
+  // applies from its next probe.
+  void set_phase(ScheduledTarget& target, std::uint32_t phase, UnixMs now, DurationMs interval_ms);
 
   // Calls fn(ScheduledTarget&) for each target due at `now` with no probe
   // in flight, in target order, until fn returns false. fn either calls
@@ -69,10 +87,10 @@ class ProbeSchedule {
     }
     update_earliest();
   }
-  // Marks a probe requested for `target`; its next one is due an interval
-  // (+-5%) from now. A TLS probe sets last_tls_ms.
+  // Marks a probe requested for `target`; its next one is due at its first
+  // slot at least half an interval from now. A TLS probe sets last_tls_ms.
   void start(ScheduledTarget& target, std::uint64_t probe_id, UnixMs now, DurationMs interval_ms,
-             std::uint64_t reserved_bytes, bool tls, Rng& rng);
+             std::uint64_t reserved_bytes, bool tls);
   // Leaves `target` without a probe until `until_ms` (the volume cap).
   void defer(ScheduledTarget& target, UnixMs until_ms) { target.next_ms = until_ms; }
   // Makes the target with roster index `index` due at `now` unless it is
@@ -103,7 +121,6 @@ class ProbeSchedule {
 
  private:
   void update_earliest();
-  static UnixMs jittered(UnixMs now, DurationMs interval_ms, Rng& rng);
 
   std::vector<ScheduledTarget> targets_;  // by roster index
   std::size_t in_flight_ = 0;

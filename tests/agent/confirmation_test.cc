@@ -84,10 +84,13 @@ TEST_CASE("a failure is confirmed 5 s and 10 s after the failed probe began; onc
   // requested 5 s after the failed one was, then 10 s.
   CHECK(at[1] - at[0] == 5'000);
   CHECK(at[2] - at[1] == 10'000);
-  // The streak reached fail_streak: the interval again (+-5%, +1 s).
-  for (std::size_t k = 3; k < at.size(); ++k) {
-    CHECK(at[k] - at[k - 1] >= 57'000);
-    CHECK(at[k] - at[k - 1] <= 64'000);
+  // The streak reached fail_streak: back on the target's slots, the first
+  // at least half an interval on, then one every interval (a 1 s tick).
+  CHECK(at[3] - at[2] >= 30'000);
+  CHECK(at[3] - at[2] <= 91'000);
+  for (std::size_t k = 4; k < at.size(); ++k) {
+    CHECK(at[k] - at[k - 1] >= 59'000);
+    CHECK(at[k] - at[k - 1] <= 61'000);
   }
   CHECK(fleet.agent(observer).ledger().find("s4")->fail_streak == at.size());
   CHECK(fleet.agent(observer).counters().confirmations == 2);
@@ -111,7 +114,8 @@ TEST_CASE("a blink is not a streak: the confirmation gets through and the interv
   const auto& at = log.times[observer];
   REQUIRE(at.size() >= 3);
   CHECK(at[1] - at[0] == 5'000);
-  CHECK(at[2] - at[1] >= 57'000);
+  CHECK(at[2] - at[1] >= 30'000);  // its next slot, at least half an interval on
+  CHECK(at[2] - at[1] <= 91'000);
   const verdict::TargetStreak* streak = fleet.agent(observer).ledger().find("s4");
   CHECK(streak->fail_streak == 0);
   CHECK(fleet.agent(observer).counters().confirmations == 1);
@@ -142,7 +146,11 @@ TEST_CASE("a witness's first failure makes the target's other witnesses probe it
     // Its report left at once and reached the others within a gossip step
     // or two; their probes were otherwise up to an interval away.
     CHECK(*after - first_failure <= 5'000);
-    CHECK(fleet.agent(w).counters().triggered_probes == 1);
+    // One for s4, and one for the observer when it is w's target too: a
+    // compatriot failing a compatriot brings the probe of the observer
+    // forward as well (docs/PROTOCOL.md, "Both sides of a border").
+    CHECK(fleet.agent(w).counters().triggered_probes >= 1);
+    CHECK(fleet.agent(w).counters().triggered_probes <= 2);
   }
 }
 

@@ -185,7 +185,13 @@ TEST_CASE("a target's failure is published at once: on its way at the first, fai
 // verdict). Blocks begin right after heartbeats, ten times: the report of
 // the first failure leaves in the same step as the probe outcome.
 TEST_CASE("a heartbeat does not hold a change back") {
-  Fleet fleet(3, cadence_roster(3));
+  // Probes keep to their slots on the clock's grid, and so do heartbeats:
+  // a heartbeat interval that is no multiple of the probe interval walks
+  // the heartbeats across the probe slots, so that some fall just before
+  // a probe's failure.
+  Roster roster = cadence_roster(3);
+  roster.params.heartbeat_interval_ms = 293'000;
+  Fleet fleet(3, roster);
   bool blocked = false;
   fleet.probe_outcome = [&](std::uint32_t observer, const ProbeRequest&) {
     return blocked && observer == 0 ? ProbeFailure::tcp_timeout : ProbeFailure::none;

@@ -150,7 +150,13 @@ TEST_CASE("a living target that reports faster than a probe times out: the failu
 }
 
 TEST_CASE("a witness's silence claim is refuted by the target at once, once per change gap") {
-  Fleet fleet(5, small_roster(5));
+  // Heartbeats a minute apart: the target's heartbeat does not answer the
+  // claim for it (probes every 10 s keep to slots on the clock's grid, as
+  // heartbeats do; at 10 s both, a heartbeat fell just after the claim).
+  Roster roster = small_roster(5);
+  roster.params.heartbeat_interval_ms = 60'000;
+  roster.params.stale_after_ms = 180'000;
+  Fleet fleet(5, roster);
   fleet.run_for(40'000);
   const std::uint64_t before = fleet.agent(4).counters().refutations;
   // One witness alone fails s4 (its own firewall): its reports claim it has
