@@ -2,23 +2,19 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "common/check.h"
+#include "verdict/hash.h"
 
 namespace mesh::agent {
 
 std::uint32_t probe_phase(std::string_view target_id, std::string_view country, TlsTurn turn) {
-  // FNV-1a over "target\0country", folded to 32 bits; then rank / turns.
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  auto mix = [&](std::string_view text) {
-    for (char c : text) {
-      hash ^= static_cast<std::uint8_t>(c);
-      hash *= 0x100000001b3ull;
-    }
-  };
-  mix(target_id);
-  mix(std::string_view("\0", 1));
-  mix(country);
+  // FNV-1a 64 over "target\0country", its halves XORed; then rank / turns.
+  std::string key(target_id);
+  key.push_back('\0');
+  key.append(country);
+  const std::uint64_t hash = verdict::fnv1a64(key);
   const auto base = static_cast<std::uint32_t>(hash ^ (hash >> 32));
   const std::uint32_t turns = std::max<std::uint32_t>(turn.turns, 1);
   const auto step = static_cast<std::uint32_t>((std::uint64_t{1} << 32) * (turn.rank % turns) / turns);
