@@ -96,6 +96,46 @@ TEST_CASE("a failure is confirmed 5 s and 10 s after the failed probe began; onc
   CHECK(fleet.agent(observer).counters().confirmations == 2);
 }
 
+// Found in meshsim (bench/detection_sweep.sh, a 5 s connect deadline): a
+// witness cut off from the gossip while its streak grew had not heard the
+// target since it began, so the streak settled as a silence claim; when the
+// target's reports reached it the claim no longer held anywhere (pending,
+// no vote), and the witness answered it only at its next slot, up to 1.5
+// intervals later: the block's verdict waited 88 s for that one witness.
+TEST_CASE("a streak settled in silence is answered within seconds once the target is heard") {
+  Fleet fleet(5, default_roster(5));
+  fleet.run_for(180'000);
+  const std::uint32_t observer = witnesses_of(fleet, 4).front();
+  bool cut = true;
+  fleet.gossip_reaches = [&](std::uint32_t to) { return !(cut && to == observer); };
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    return request.target == "s4" && from == observer ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  // The streak grows to fail_streak in silence: the observer hears nothing.
+  for (int second = 0; second < 120; ++second) {
+    fleet.step();
+    const verdict::TargetStreak* streak = fleet.agent(observer).ledger().find("s4");
+    if (streak != nullptr && streak->fail_streak >= 3) break;
+  }
+  const verdict::TargetStreak* settled = fleet.agent(observer).ledger().find("s4");
+  REQUIRE(settled != nullptr);
+  REQUIRE(settled->fail_streak >= 3);
+  REQUIRE_FALSE(settled->answered);
+  fleet.run_for(3'000);  // settled: back to the interval
+  cut = false;  // the fleet's gossip reaches it again, s4's reports with it
+  const UnixMs heard_from = fleet.now;
+  UnixMs answered_at = 0;
+  for (int second = 0; second < 90 && answered_at == 0; ++second) {
+    fleet.step();
+    if (fleet.agent(observer).ledger().find("s4")->answered) answered_at = fleet.now;
+  }
+  REQUIRE(answered_at != 0);
+  // s4 is heard within a gossip step or two (a catch-up, or its next
+  // report: it refutes the claim at once); two answers, each a probe of
+  // 1 s begun 1 s after the last outcome.
+  CHECK(answered_at - heard_from <= 15'000);
+}
+
 TEST_CASE("a blink is not a streak: the confirmation gets through and the interval resumes") {
   Fleet fleet(5, default_roster(5));
   fleet.run_for(180'000);

@@ -108,6 +108,7 @@ class Fleet {
     auto frames = std::move(frames_);
     frames_.clear();
     for (auto& [to, frame] : frames) {
+      if (gossip_reaches && !gossip_reaches(to)) continue;
       if (to < nodes.size() && !nodes[to].down) take(to, nodes[to].agent->on_frame(frame, now));
     }
     std::vector<PendingProbe> probes;
@@ -148,6 +149,9 @@ class Fleet {
   // the request (a timeout takes seconds).
   DurationMs probe_duration_ms = 1'000;
   std::function<ProbeFailure(std::uint32_t observer, const ProbeRequest&)> probe_outcome;
+  // When set and false for a node, the frames sent to it are lost (a node
+  // cut off from the fleet's gossip; its probes are probe_outcome's).
+  std::function<bool(std::uint32_t to)> gossip_reaches;
   std::function<SelfCheck(std::uint32_t node)> self_check;
 
  private:
