@@ -57,6 +57,13 @@ inline UnixMs confirm_at_ms(std::uint32_t fail_streak, UnixMs requested_ms, Unix
   return std::min(at, now + probe_interval_ms);
 }
 
+// Refutations of silence claims against this node (Agent's
+// publish_refutation; docs/PROTOCOL.md, "When a node reports"): at most one
+// per this long (or per change gap, when that is shorter). A witness's
+// confirmation comes 5 s after its failed probe began: the claims of the
+// witnesses a first failure brought forward are refuted by then.
+inline constexpr DurationMs kRefutationGapMs = 5'000;
+
 // A rate limit (the generic cell rate algorithm): take() allows at most
 // `burst` events at once and one per `period_ms` on average. One time value,
 // so it costs a target 8 bytes.
