@@ -57,6 +57,9 @@ TempDir::TempDir() {
 }
 
 TempDir::~TempDir() {
+  // MESHNODE_KEEP_TEST_DIRS=1 keeps them (logs of a run by hand, such as
+  // tests/panels/alert_soak's, for the post-mortem).
+  if (const char* keep = std::getenv("MESHNODE_KEEP_TEST_DIRS"); keep != nullptr && *keep != 0) return;
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
 }
