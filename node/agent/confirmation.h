@@ -1,7 +1,7 @@
 // Confirming a failure at once (docs/PROTOCOL.md, "Probes"; issue 37). A
 // witness whose probe of a target fails does not wait an interval for its
 // next one: it probes again 5 s, then 10 s after the failed probe began (1 s
-// after an unanswered one's 5 s deadline) until the
+// after an unanswered one's 10 s deadline) until the
 // streak reaches fail_streak (the verdict's input is settled) or a probe
 // gets through. Its first failure is news (published at once), and the
 // target's other witnesses that read it probe the target at once too
@@ -25,9 +25,9 @@ namespace mesh::agent {
 // the failed one started (the last entry for any later one), and at least
 // kConfirmAfterOutcomeMs after its outcome. Spread, not back to back: a
 // streak of 3 spans at least 15 s of probe starts, and where the probes go
-// unanswered (an IP block, a power-off) each waits out the prober's
-// deadline (5 s by default), so three of them span 21 s of silence; a
-// network blink (seconds) cannot make one (docs/VERDICTS.md, "Probe streaks").
+// unanswered (an IP block, a power-off) each waits out the prober's 10 s
+// deadline, so three of them span 32 s of silence; a network blink
+// (seconds) cannot make one (docs/VERDICTS.md, "Probe streaks").
 inline constexpr std::array<DurationMs, 3> kConfirmDelaysMs = {5'000, 10'000, 20'000};
 inline constexpr DurationMs kConfirmAfterOutcomeMs = 1'000;
 

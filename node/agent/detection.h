@@ -18,8 +18,7 @@ namespace mesh::agent {
 inline DurationMs change_gap_ms(const Parameters& params) { return params.probe_interval_ms / 4; }
 
 // A probe that gets no answer reports at its deadline (the daemon's [probe]
-// connect_timeout_ms, meshsim's probe_timeout: 5 s by default; twice that
-// allowed).
+// connect_timeout_ms, meshsim's probe_timeout: 10 s by default).
 inline constexpr DurationMs kProbeDeadlineAllowanceMs = 10'000;
 // From a witness's report to every node: a few gossip rounds (2 log2 N
 // one-second ticks is 20 s at N = 1000), with room for a check's period.
