@@ -4,7 +4,8 @@
 // evaluation and the roster, so every converged node names the same one
 // with no election and no message: the highest rendezvous score of
 // (roster version, server id) among the candidates that are themselves ok
-// and reported lately. When the owner goes silent its status and its last
+// and reported lately, steady ones (no flap in their last hour, not held
+// out) before the others. When the owner goes silent its status and its last
 // report say so everywhere, and the next candidate in score order takes over.
 #pragma once
 

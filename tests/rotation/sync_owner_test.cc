@@ -60,6 +60,21 @@ TEST_CASE("the owner is the highest score among the ok, lately reporting candida
   CHECK(sync_owner(roster, late, {}) == order[0]);
 }
 
+TEST_CASE("a candidate that flapped in its last hour, or is held out, yields to a steady one") {
+  // Found by tests/panels/alert_soak: the owner's service flapping handed
+  // the sync back and forth every few seconds.
+  const Roster roster = nine();
+  auto evaluation = test::table_evaluation(roster);
+  const auto order = by_score(roster);
+  test::server(evaluation, order[0]).flap_changes = 1;
+  CHECK(sync_owner(roster, evaluation, {}) == order[1]);
+  test::server(evaluation, order[1]).flags.held_out = true;
+  CHECK(sync_owner(roster, evaluation, {}) == order[2]);
+  // None steady: the best ok one, as before.
+  for (const auto& id : order) test::server(evaluation, id).flap_changes = 2;
+  CHECK(sync_owner(roster, evaluation, {}) == order[0]);
+}
+
 TEST_CASE("report times given apart from the evaluation: the agent's current ones") {
   const Roster roster = nine();
   const auto evaluation = test::table_evaluation(roster);  // every report 1 s old at its time
