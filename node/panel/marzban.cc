@@ -11,27 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/percent_encoding.h"
 #include "node/panel/panel_client.h"
 
 namespace mesh::panel {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string form_encoded(const std::string& text) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    }
-  }
-  return out;
-}
 
 // ProxyHost as Marzban's API describes it: remark and address strings, port
 // an integer or null, is_disabled a boolean, null or absent (false).
@@ -130,8 +116,8 @@ class MarzbanClient final : public PanelClient {
                                                      "': Marzban needs 'token T', or 'username U' and 'password P'"));
     }
     HttpRequest login{"POST", "/api/admin/token", {{"X-Meshnode-Node", settings_.node}}, "application/x-www-form-urlencoded",
-                      "grant_type=password&username=" + form_encoded(credentials->username) +
-                          "&password=" + form_encoded(credentials->password)};
+                      "grant_type=password&username=" + percent_encoded(credentials->username) +
+                          "&password=" + percent_encoded(credentials->password)};
     send_http(io_, settings_.url, std::move(login), settings_.timeout_ms,
               [this, done = std::move(done)](HttpResult result) {
                 if (!result) return done(make_error(PanelError::transport, result.message()));

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/percent_encoding.h"
 #include "tools/meshctl/api_client.h"
 #include "tools/meshctl/inspect.h"
 #include "tools/meshctl/output.h"
@@ -31,24 +32,6 @@ CtlResult<std::string> read_token(const std::string& path) {
     }
   }
   return line;
-}
-
-// `value` percent-encoded for a path segment or a query value.
-std::string percent_encoded(const std::string& value) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : value) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                       c == '-' || c == '.' || c == '_' || c == '~';
-    if (plain) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    }
-  }
-  return out;
 }
 
 // "?status=ok&route=eu": the filter as a query; "" without one.
