@@ -19,6 +19,7 @@
 
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/spawned_process.h"
+#include "tests/tools/run_process.h"
 
 namespace mesh::test {
 namespace {
@@ -35,22 +36,6 @@ const std::string kBrowserDir = MESHNODE_BROWSER_DIR;
 [[noreturn]] void skip(const std::string& reason) {
   std::cout << "SKIPPED browser_test: " << reason << std::endl;
   std::exit(kSkipExitCode);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// The absolute path of `program` on PATH; "" when it is not there.
-std::string on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return std::filesystem::absolute(candidate).string();
-  }
-  return "";
 }
 
 struct Finished {

@@ -23,11 +23,6 @@ namespace {
 
 void write_file(const std::string& path, const std::string& text) { REQUIRE(write_text_file(path, text)); }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // Opens node i's store read-only, as meshctl does, and runs `fn` on a snapshot.
 template <class Fn>
 void with_store(const std::string& data_dir, Fn&& fn) {

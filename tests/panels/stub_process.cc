@@ -11,6 +11,7 @@
 
 #include "tests/node/http_client.h"
 #include "tests/node/net_util.h"
+#include "tests/tools/run_process.h"
 
 namespace mesh::test {
 namespace {
@@ -22,21 +23,6 @@ constexpr int kSkipExitCode = 77;
 [[noreturn]] void skip(const std::string& reason) {
   std::cout << "SKIPPED: " << reason << std::endl;
   std::exit(kSkipExitCode);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return std::filesystem::absolute(candidate).string();
-  }
-  return "";
 }
 
 bool installed() {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 namespace mesh::test {
@@ -62,6 +63,21 @@ TempDir::~TempDir() {
   if (const char* keep = std::getenv("MESHNODE_KEEP_TEST_DIRS"); keep != nullptr && *keep != 0) return;
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
+}
+
+std::string on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return std::filesystem::absolute(candidate).string();
+  }
+  return "";
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace mesh::test

@@ -15,6 +15,11 @@ struct ProcessResult {
 // Runs `argv` (argv[0] is the program path) with no stdin; waits for it.
 ProcessResult run_process(const std::vector<std::string>& argv);
 
+// The absolute path of `program` on PATH; "" when it is not there.
+std::string on_path(const std::string& program);
+// The whole file at `path`; "" when it cannot be read.
+std::string read_text(const std::string& path);
+
 // A fresh directory under /tmp, removed with everything in it on destruction.
 class TempDir {
  public:
