@@ -99,10 +99,9 @@ void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
         heard_ms(index) >= streak->failing_since_ms) {
       ScheduledTarget* target = schedule_.find(index);
       if (target != nullptr && target->in_flight == 0) {
-        const std::size_t k = std::min<std::size_t>(streak->fail_streak - 1, kConfirmDelaysMs.size() - 1);
         const UnixMs spaced = streak->fail_streak >= roster->params.fail_streak
                                   ? now
-                                  : target->requested_ms + kConfirmDelaysMs[k];
+                                  : target->requested_ms + confirm_delay_ms(streak->fail_streak);
         schedule_.bring_forward(*target, std::max(now, spaced));
       }
     }

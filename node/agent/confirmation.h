@@ -46,14 +46,20 @@ inline constexpr std::uint32_t kConfirmRoundBurst = 3;
 inline constexpr DurationMs kTriggerPeriodMs = 600'000;
 inline constexpr std::uint32_t kTriggerBurst = 2;
 
+// The spacing after the `fail_streak`-th failure of a streak: the next
+// probe starts no sooner than this after the failed one started.
+// REQUIRES: fail_streak >= 1.
+inline DurationMs confirm_delay_ms(std::uint32_t fail_streak) {
+  return kConfirmDelaysMs[std::min<std::size_t>(fail_streak - 1, kConfirmDelaysMs.size() - 1)];
+}
+
 // When the next probe is due after the `fail_streak`-th failure of a
 // streak, whose probe was requested at `requested_ms` and came back at
 // `now`: never later than one probe interval from now.
 // REQUIRES: fail_streak >= 1.
 inline UnixMs confirm_at_ms(std::uint32_t fail_streak, UnixMs requested_ms, UnixMs now,
                             DurationMs probe_interval_ms) {
-  const std::size_t k = std::min<std::size_t>(fail_streak - 1, kConfirmDelaysMs.size() - 1);
-  const UnixMs at = std::max(requested_ms + kConfirmDelaysMs[k], now + kConfirmAfterOutcomeMs);
+  const UnixMs at = std::max(requested_ms + confirm_delay_ms(fail_streak), now + kConfirmAfterOutcomeMs);
   return std::min(at, now + probe_interval_ms);
 }
 
