@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tests/node/net_util.h"
+#include "tests/tools/spawn_child.h"
 
 namespace mesh::test {
 
@@ -28,22 +29,7 @@ class SpawnedProcess {
   SpawnedProcess(const std::vector<std::string>& argv, const std::string& out_path,
                  const std::string& err_path)
       : err_path_(err_path) {
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      int in = ::open("/dev/null", O_RDONLY);
-      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-      if (in < 0 || out < 0 || err < 0) ::_exit(127);
-      ::dup2(in, 0);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      std::vector<char*> args;
-      for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      ::execv(args[0], args.data());
-      ::_exit(127);
-    }
+    pid_ = spawn_child(argv, out_path, err_path, /*append=*/true);
   }
   ~SpawnedProcess() {
     if (running()) {

@@ -1,6 +1,5 @@
 #include "tests/tools/run_process.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +9,8 @@
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
+
+#include "tests/tools/spawn_child.h"
 
 namespace mesh::test {
 namespace {
@@ -25,22 +26,7 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   TempDir io;
   std::string out_path = io.file("out");
   std::string err_path = io.file("err");
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    int in = ::open("/dev/null", O_RDONLY);
-    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in < 0 || out < 0 || err < 0) _exit(127);
-    dup2(in, 0);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
+  pid_t pid = spawn_child(argv, out_path, err_path, /*append=*/false);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }
