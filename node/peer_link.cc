@@ -7,6 +7,8 @@
 
 #include <boost/asio/post.hpp>
 
+#include "gossip/pair_connection.h"
+
 namespace mesh::node {
 namespace {
 
@@ -86,21 +88,22 @@ void PeerLink::on_send(Endpoint to, std::shared_ptr<const Bytes> frame) {
   pump();
 }
 
-// One frame in flight at a time, on the pair's connection: ours when our
-// id is the smaller or the peer's is not adopted, else the peer's; with
-// neither open, ours is opened (unless a backoff is being waited out).
+// One frame in flight at a time, on the pair's connection
+// (gossip/pair_connection.h); with neither open, ours is opened (unless a
+// backoff is being waited out or a connect is under way).
 void PeerLink::pump() {
   if (queue_.empty() || writing_ != Writing::none || state_ == State::closed) return;
-  const bool ours = state_ == State::connected;
-  if (ours && (inbound_ == nullptr || prefer_ours_)) {
-    writing_ = Writing::outbound;
-    return connection_->write(queue_.front());
+  switch (gossip::pair_connection(state_ == State::connected, inbound_ != nullptr, prefer_ours_)) {
+    case gossip::PairConnection::ours:
+      writing_ = Writing::outbound;
+      return connection_->write(queue_.front());
+    case gossip::PairConnection::theirs:
+      writing_ = Writing::inbound;
+      return inbound_->post_write(queue_.front());
+    case gossip::PairConnection::open_ours:
+      if (state_ == State::idle) do_resolve();
+      return;
   }
-  if (inbound_ != nullptr) {
-    writing_ = Writing::inbound;
-    return inbound_->post_write(queue_.front());
-  }
-  if (state_ == State::idle) do_resolve();
 }
 
 // --- connecting ------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "gossip/link.h"
+#include "gossip/pair_connection.h"
 #include "node/agent/detection.h"
 #include "tools/meshsim/simulator_impl.h"
 
@@ -350,15 +351,14 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
     --tamper_pending_;
     ++network_drops_["frames_tampered_in_flight"];
   }
-  // The daemon's choice (node/peer_link.h): the connection the peer opened
-  // and we adopted, while it works, unless ours is open too and our id is
-  // the smaller; else ours, opened on demand. A connection works while its
-  // opener may still connect (a block since it opened cuts it).
+  // The daemon's choice (gossip/pair_connection.h). A connection works
+  // while its opener may still connect (a block since it opened cuts it).
   const bool streams = scenario_.sim.gossip_loss == GossipLoss::stream;
   const bool adopted = streams && streams_.adopted_open(from.index, to, now_ms_) &&
                        !network_.gossip_blocked(to, from.index);
-  const bool on_adopted =
-      adopted && (!streams_.own_open(from.index, to, now_ms_) || nodes_[to].id < from.id);
+  const bool own_open = streams && streams_.own_open(from.index, to, now_ms_);
+  const gossip::PairConnection carrier = gossip::pair_connection(own_open, adopted, from.id < nodes_[to].id);
+  const bool on_adopted = carrier == gossip::PairConnection::theirs;
   if (!on_adopted && network_.gossip_blocked(from.index, to)) {
     report_link_failure(from.index, to, now_ms_ + streams_.failure_delay(from.index, to, now_ms_));
     streams_.close(from.index, to);
@@ -368,7 +368,7 @@ void Run::send_frame(SimNode& from, std::uint32_t to, Bytes frame) {
   // A new connection to a machine that is off gets no answer (the connect
   // times out: a failed path); to a stopped agent it is refused (not a
   // path failure). Either way no connection is made, so no path is up.
-  if (streams && !on_adopted && !streams_.own_open(from.index, to, now_ms_) && !nodes_[to].running()) {
+  if (streams && carrier == gossip::PairConnection::open_ours && !nodes_[to].running()) {
     if (!nodes_[to].machine_up) {
       report_link_failure(from.index, to, now_ms_ + streams_.failure_delay(from.index, to, now_ms_));
     }
