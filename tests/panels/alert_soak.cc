@@ -3,17 +3,29 @@
 // receiver for MESHNODE_SOAK_MINUTES (default 30): a VPN service stopped
 // and started again on a random server every cycle, a flapping service now
 // and then, and the alert sender killed (and restarted) once, half way.
-// A watcher node never touched polls every server's status; at the end each
-// server's transitions as the watcher saw them are compared with the
-// webhook messages the receiver got: missing, duplicated, and the flapping
-// ones. Prints one line per server and a summary; exits 1 on a missing
-// message or more duplicates than owner changes.
+//
+// What is counted, per server, from the webhook messages as received:
+// - the chain: each transition message starts where the one before it
+//   ended (`from` = the previous `to`; after `settled`, its state). A
+//   message that repeats the one before it is a duplicate; any other break
+//   is a transition the sender saw and did not deliver. This is the
+//   senders' own view, so a node's short `no_data` under load (which the
+//   sender reports, and the watcher below may never see) is neither.
+// - the stops the test made: every service stopped for 20 s (outside the
+//   flapping cycles) has its `unavailable` message, with the evaluation's
+//   time inside the stop (plus 15 s), unless that server is damped then.
+// A watcher node never touched also polls every server's status; its
+// transitions are printed beside the messages for the reader, not judged
+// (docs/PERFORMANCE.md: under load it differs from the sender's view).
+// Exits 1 on a break in a chain, a stop without its message, or more
+// duplicates than owner changes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <vector>
 
 #include "tests/panels/panel_fleet.h"
 
@@ -101,6 +113,14 @@ TEST_CASE("alert soak: one message per transition") {
   };
   std::mt19937 random(20261205);
   const auto end = Clock::now() + std::chrono::minutes(minutes);
+  struct Stop {
+    std::string server;
+    std::int64_t from_ms, to_ms;  // Unix ms
+  };
+  std::vector<Stop> stops;
+  auto unix_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
   int cycle = 0, owner_changes = 0;
   bool killed = false;
   std::uint32_t killed_index = 0;
@@ -127,9 +147,11 @@ TEST_CASE("alert soak: one message per transition") {
     }
     const std::uint32_t s = random() % 8;
     if (killed && s == killed_index) continue;
+    const std::int64_t stopped_ms = unix_ms();
     fleet.stop_service(s);
     idle(seconds(20));
     fleet.start_service(s);
+    stops.push_back({fleet.id(s), stopped_ms, unix_ms()});
     idle(seconds(20));
   }
   if (killed) {
@@ -137,35 +159,86 @@ TEST_CASE("alert soak: one message per transition") {
     ++owner_changes;  // it may take the sync back
   }
   idle(seconds(30));
-  std::map<std::string, std::vector<std::string>> sent;
+  const Json receiver_state = stubs.receiver->state();  // kept: the loops read into it
+  struct Message {
+    std::string event, from, to;
+    std::int64_t at_ms;
+    std::string node;  // the sender
+  };
+  std::map<std::string, std::vector<Message>> sent;  // server -> its webhook messages, as received
   int flapping = 0, settled = 0;
-  const Json receiver_state = stubs.receiver->state();  // kept: the loop reads into it
   for (const Json& r : receiver_state["received"]) {
     if (r["channel"] != "webhook") continue;
     const Json& alert = r["alert"];
-    if (alert["event"] == "flapping") ++flapping;
-    if (alert["event"] == "settled") ++settled;
-    if (alert["event"] == "transition") sent[alert["server"]].push_back(alert["to"]);
+    const std::string event = alert["event"];
+    flapping += event == "flapping";
+    settled += event == "settled";
+    sent[alert["server"]].push_back({event, alert.value("from", ""), alert.value("to", ""), alert.value("at_ms", std::int64_t{0}),
+                                        r.value("node", "")});
   }
-  std::size_t transitions = 0, delivered = 0, extra = 0, quiet = 0;
+  // The chains.
+  std::size_t duplicates = 0, breaks = 0, messages = 0;
+  for (const auto& [server, list] : sent) {
+    std::string state;  // "" before the first message, and while damped
+    const Message* previous = nullptr;
+    for (const Message& m : list) {
+      ++messages;
+      if (m.event == "flapping") {
+        state.clear();
+      } else if (m.event == "settled") {
+        state = m.to;
+      } else if (!state.empty() && m.from != state) {
+        const bool repeat = previous != nullptr && previous->event == "transition" && previous->from == m.from && previous->to == m.to;
+        repeat ? ++duplicates : ++breaks;
+        std::cout << server << ": " << (repeat ? "duplicate " : "break ") << m.from << " -> " << m.to << " at " << m.at_ms
+                  << " from " << m.node << " (the one before from " << previous->node << ")" << std::endl;
+        state = m.to;
+      } else {
+        state = m.to;
+      }
+      previous = &m;
+    }
+  }
+  // The stops the test made.
+  std::size_t stops_found = 0, stops_damped = 0, stops_missed = 0;
+  for (const Stop& stop : stops) {
+    bool found = false, damped = false;
+    for (const Message& m : sent[stop.server]) {
+      if (m.at_ms < stop.from_ms || m.at_ms > stop.to_ms + 15'000) continue;
+      if (m.event == "transition" && m.to == "unavailable") found = true;
+      if (m.event != "transition") damped = true;
+    }
+    // Damped through the stop: the last message before it opened a quiet spell.
+    for (const Message& m : sent[stop.server]) {
+      if (m.at_ms >= stop.from_ms) break;
+      damped = damped || m.event == "flapping";
+      if (m.event == "settled") damped = false;
+    }
+    found ? ++stops_found : damped ? ++stops_damped : ++stops_missed;
+    if (!found && !damped) std::cout << stop.server << ": stopped at " << stop.from_ms << ", no message" << std::endl;
+  }
+  // The watcher's view, for the reader.
+  std::size_t transitions = 0, matched = 0;
   for (const auto& [server, seen] : observed) {
-    const auto& got = sent[server];
+    std::vector<std::string> got;
+    for (const Message& m : sent[server]) {
+      if (m.event == "transition") got.push_back(m.to);
+    }
     const std::size_t both = common(seen, got);
-    const std::size_t damped = damped_transitions(observed_at[server]);
     transitions += seen.size();
-    delivered += both;
-    extra += got.size() - both;
-    quiet += damped;
-    std::cout << server << ": " << seen.size() << " transitions seen (" << damped << " while flapping, by the watcher's clock), "
-              << got.size() << " messages, " << both << " matched" << std::endl;
+    matched += both;
+    std::cout << server << ": the watcher saw " << seen.size() << " transitions (" << damped_transitions(observed_at[server])
+              << " while flapping, by its clock), " << sent[server].size() << " messages, " << both << " in common" << std::endl;
   }
-  std::cout << "soak " << minutes << " min, " << cycle << " cycles: " << transitions << " transitions, " << delivered
-            << " delivered once or more, " << transitions - delivered << " without a message (damped while flapping), "
-            << extra << " extra messages, " << flapping << " flapping, " << settled << " settled, " << owner_changes
-            << " owner changes; violations " << receiver_state["violations"].size() << std::endl;
+  std::cout << "soak " << minutes << " min, " << cycle << " cycles, " << owner_changes << " owner changes: " << messages
+            << " messages (" << flapping << " flapping, " << settled << " settled), " << breaks << " breaks, " << duplicates
+            << " duplicates; stops " << stops.size() << ": " << stops_found << " with their message, " << stops_damped
+            << " damped, " << stops_missed << " without; the watcher saw " << transitions << " transitions, " << matched
+            << " in common with the messages; violations " << receiver_state["violations"].size() << std::endl;
   CHECK(receiver_state["violations"].empty());
-  CHECK(delivered + quiet >= transitions);
-  CHECK(extra <= static_cast<std::size_t>(owner_changes));
+  CHECK(breaks == 0);
+  CHECK(stops_missed == 0);
+  CHECK(duplicates <= static_cast<std::size_t>(owner_changes));
 }
 
 }  // namespace mesh::test
