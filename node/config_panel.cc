@@ -1,7 +1,7 @@
 #include "node/config_panel.h"
 
+#include "common/http_url.h"
 #include "common/toml.h"
-#include "node/panel/base_url.h"
 #include "record/address.h"
 #include "record/roster_toml.h"
 
@@ -16,9 +16,9 @@ constexpr std::size_t kHostKeyBytesMax = 256;
 Status<ConfigError> read_url(const ConfigTable& t, std::string_view key, std::string& out) {
   const toml::node* node = nullptr;
   if (auto s = t.string(key, false, out, node); !s || node == nullptr || out.empty()) return s;
-  if (!panel::parse_base_url(out)) {
+  if (auto url = parse_http_url(out); !url) {
     return t.fail(ConfigError::bad_value, *node, key,
-                  "must be http://host[:port][/path] or https://... (no user, query or fragment), got '" + out + "'");
+                  "must be http://host[:port][/path] or https://... (" + url.message() + "), got '" + out + "'");
   }
   return Ok{};
 }

@@ -128,7 +128,7 @@ class AlertSender::Impl {
     auto request = build(channel, channel.queue.front());
     if (!request) return done(channel, request.message());
     channel.in_flight = true;
-    const BaseUrl& url = &channel == &webhook_ ? *settings_.webhook : *settings_.telegram_api;
+    const HttpUrl& url = &channel == &webhook_ ? *settings_.webhook : *settings_.telegram_api;
     send_http(io_, url, std::move(request.value()), settings_.timeout_ms, [this, &channel](HttpResult result) {
       channel.in_flight = false;
       if (!result) return done(channel, result.message());

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "node/panel/base_url.h"
+#include "common/http_url.h"
 #include "node/panel/status.h"
 #include "node/rotation/alert_tracker.h"
 
@@ -29,9 +29,9 @@ inline constexpr DurationMs kAlertBackoffMaxMs = 300'000;
 
 struct AlertSenderSettings {
   std::string node;                   // this node's id, in every message
-  std::optional<BaseUrl> webhook;
+  std::optional<HttpUrl> webhook;
   std::string webhook_secret_file;    // its first line is the HMAC key
-  std::optional<BaseUrl> telegram_api;
+  std::optional<HttpUrl> telegram_api;
   std::string telegram_token_file;    // its first line is the bot token
   std::string telegram_chat_id;
   std::string status_page_url;

@@ -51,7 +51,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
  public:
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
-  Exchange(asio::io_context& io, std::unique_ptr<Stream> stream, const BaseUrl& url, HttpRequest request,
+  Exchange(asio::io_context& io, std::unique_ptr<Stream> stream, const HttpUrl& url, HttpRequest request,
            DurationMs timeout_ms, std::function<void(HttpResult)> done)
       : url_(url), resolver_(io), timer_(io), stream_(std::move(stream)), done_(std::move(done)),
         timeout_ms_(timeout_ms) {
@@ -113,7 +113,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
   }
 
   void on_connect(const ErrorCode& error) {
-    if (error) return fail(HttpError::connect, "connecting to " + format_base_url(url_) + ": " + error.message());
+    if (error) return fail(HttpError::connect, "connecting to " + format_http_url(url_) + ": " + error.message());
     if constexpr (kTls) {
       ErrorCode ignored;
       asio::ip::make_address(url_.host, ignored);
@@ -153,7 +153,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     finish(HttpResponse{message.result_int(), std::move(message.body())});
   }
 
-  BaseUrl url_;
+  HttpUrl url_;
   Tcp::resolver resolver_;
   asio::steady_timer timer_;
   std::unique_ptr<Stream> stream_;
@@ -180,7 +180,7 @@ const char* to_string(HttpError error) {
   return "?";
 }
 
-void send_http(asio::io_context& io, const BaseUrl& url, HttpRequest request, DurationMs timeout_ms,
+void send_http(asio::io_context& io, const HttpUrl& url, HttpRequest request, DurationMs timeout_ms,
                std::function<void(HttpResult)> done) {
   if (!url.tls) {
     std::make_shared<Exchange<PlainStream>>(io, std::make_unique<PlainStream>(io), url, std::move(request),

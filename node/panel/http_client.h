@@ -18,7 +18,7 @@
 
 #include "common/result.h"
 #include "common/time.h"
-#include "node/panel/base_url.h"
+#include "common/http_url.h"
 
 namespace boost::asio {
 class io_context;
@@ -56,7 +56,7 @@ using HttpResult = Result<HttpResponse, HttpError>;
 // Sends `request` to `url` and calls `done` once, on `io`'s thread, with the
 // response (any status) or what failed. Cancelled by io.stop() (then
 // `done` is not called).
-void send_http(boost::asio::io_context& io, const BaseUrl& url, HttpRequest request, DurationMs timeout_ms,
+void send_http(boost::asio::io_context& io, const HttpUrl& url, HttpRequest request, DurationMs timeout_ms,
                std::function<void(HttpResult)> done);
 
 }  // namespace mesh::panel

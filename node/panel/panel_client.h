@@ -42,7 +42,7 @@ class PanelClient {
 
 struct PanelClientSettings {
   std::string node;  // this node's id: every request says it (X-Meshnode-Node), for the panel's logs
-  BaseUrl url;
+  HttpUrl url;
   std::string credentials_file;
   DurationMs timeout_ms = 10'000;
 };

@@ -25,7 +25,7 @@ class PanelWorker::Impl {
   Impl(const node::NodeConfig& config, LogSink log) : log_(std::move(log)) {
     const node::PanelConfig& p = config.panel;
     if (p.kind != node::PanelKind::none) {
-      PanelClientSettings client{config.node_id, *parse_base_url(p.url), p.credentials_file, p.timeout_ms};
+      PanelClientSettings client{config.node_id, *parse_http_url(p.url), p.credentials_file, p.timeout_ms};
       auto made = p.kind == node::PanelKind::remnawave ? make_remnawave_client(io_, client)
                                                        : make_marzban_client(io_, client);
       PanelSyncSettings settings{p.dry_run, p.changes_per_minute, p.interval_ms, p.hosts};
@@ -36,9 +36,9 @@ class PanelWorker::Impl {
     if (a.enabled()) {
       AlertSenderSettings settings;
       settings.node = config.node_id;
-      if (!a.webhook_url.empty()) settings.webhook = parse_base_url(a.webhook_url);
+      if (!a.webhook_url.empty()) settings.webhook = *parse_http_url(a.webhook_url);
       settings.webhook_secret_file = a.webhook_secret_file;
-      if (!a.telegram_token_file.empty()) settings.telegram_api = parse_base_url(a.telegram_api);
+      if (!a.telegram_token_file.empty()) settings.telegram_api = *parse_http_url(a.telegram_api);
       settings.telegram_token_file = a.telegram_token_file;
       settings.telegram_chat_id = a.telegram_chat_id;
       settings.status_page_url = a.status_page_url;

@@ -301,6 +301,11 @@ TEST_CASE("[panel] and [alerts]: off by default, checked when set") {
   expect_error(std::string(kBase) + "\n[panel]\nurl = \"ftp://panel\"\n", ConfigError::bad_value, "[panel] url");
   expect_error(std::string(kBase) + "\n[panel]\nurl = \"https://user:pw@panel\"\n", ConfigError::bad_value,
                "[panel] url");
+  // The reason, as meshctl's --api gives it (common/http_url.h).
+  expect_error(std::string(kBase) + "\n[panel]\nurl = \"https://2001:db8::1/api\"\n", ConfigError::bad_value,
+               "IPv6 address goes in brackets");
+  expect_error(std::string(kBase) + "\n[panel]\nurl = \"https://panel:\"\n", ConfigError::bad_value,
+               "the port must be 1..65535");
   expect_error(std::string(kBase) + "\n[panel]\nchanges_per_minute = 0\n", ConfigError::bad_value,
                "[panel] changes_per_minute");
   expect_error(std::string(kBase) + "\n[panel]\ncandidates = [\"Not An Id\"]\n", ConfigError::bad_value,

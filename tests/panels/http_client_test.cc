@@ -21,21 +21,9 @@ using test::TestServer;
 
 std::optional<HttpResult> exchange(boost::asio::io_context& io, const std::string& url, DurationMs timeout_ms) {
   std::optional<HttpResult> result;
-  send_http(io, *parse_base_url(url), HttpRequest{}, timeout_ms, [&](HttpResult r) { result = std::move(r); });
+  send_http(io, *parse_http_url(url), HttpRequest{}, timeout_ms, [&](HttpResult r) { result = std::move(r); });
   test::run_until(io, [&] { return result.has_value(); }, std::chrono::seconds(20));
   return result;
-}
-
-TEST_CASE("parse_base_url: http(s)://host[:port][/path], nothing else") {
-  CHECK(parse_base_url("https://panel.example.net") == BaseUrl{true, "panel.example.net", 443, ""});
-  CHECK(parse_base_url("http://127.0.0.1:3000/base/") == BaseUrl{false, "127.0.0.1", 3000, "/base"});
-  CHECK(parse_base_url("https://[2001:db8::1]:8443") == BaseUrl{true, "2001:db8::1", 8443, ""});
-  for (const char* bad : {"ftp://x", "https://", "https://user:pw@host", "https://host:0", "https://host:70000",
-                          "https://host/a?b", "https://host/#f", "https://ho st", "https://[::1", "panel.example.net"}) {
-    CAPTURE(bad);
-    CHECK_FALSE(parse_base_url(bad).has_value());
-  }
-  CHECK(format_base_url(*parse_base_url("https://[::1]/x")) == "https://[::1]:443/x");
 }
 
 TEST_CASE("HTTPS verifies the certificate: a self-signed one is a TLS error") {

@@ -17,10 +17,11 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
-#include <charconv>
 #include <chrono>
 #include <optional>
 #include <type_traits>
+
+#include "common/http_url.h"
 
 namespace mesh::ctl {
 namespace {
@@ -256,72 +257,21 @@ CtlResult<HttpAnswer> run(asio::io_context& io, Stream& stream, const ApiClientO
   return exchange.result();
 }
 
-std::optional<std::uint16_t> parse_port(std::string_view text) {
-  unsigned value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || value == 0 || value > 65535) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint16_t>(value);
-}
-
-bool host_chars_ok(std::string_view host) {
-  for (char c : host) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '-' || c == '_' || c == ':' || c == '%';
-    if (!ok) return false;
-  }
-  return !host.empty();
-}
-
 }  // namespace
 
 CtlResult<ApiUrl> parse_api_url(std::string_view text) {
   const std::string quoted = "--api '" + std::string(text) + "': ";
+  auto parsed = parse_http_url(text);
+  if (!parsed) return unusable(quoted + parsed.message());
+  if (!parsed->path.empty()) return unusable(quoted + "give the node's address only, without a path, query or user");
   ApiUrl url;
-  std::string_view rest;
-  if (text.starts_with("http://")) {
-    rest = text.substr(7);
-  } else if (text.starts_with("https://")) {
-    url.tls = true;
-    rest = text.substr(8);
-  } else {
-    return unusable(quoted + "give http://host:port or https://host:port");
-  }
-  while (rest.ends_with('/')) rest.remove_suffix(1);
-  if (rest.find_first_of("/?#@") != std::string_view::npos) {
-    return unusable(quoted + "give the node's address only, without a path, query or user");
-  }
-  std::string_view host = rest, port;
-  if (rest.starts_with('[')) {
-    const auto close = rest.find(']');
-    const std::string_view after = close == std::string_view::npos ? "" : rest.substr(close + 1);
-    if (close == std::string_view::npos || (!after.empty() && after[0] != ':')) {
-      return unusable(quoted + "an IPv6 address goes in brackets: https://[::1]:4717");
-    }
-    host = rest.substr(1, close - 1);
-    if (!after.empty()) port = after.substr(1);
-  } else if (const auto colon = rest.rfind(':'); colon != std::string_view::npos) {
-    host = rest.substr(0, colon);
-    port = rest.substr(colon + 1);
-    if (host.find(':') != std::string_view::npos) {
-      return unusable(quoted + "an IPv6 address goes in brackets: https://[::1]:4717");
-    }
-  }
-  if (!host_chars_ok(host)) return unusable(quoted + "no valid host name or address");
-  url.port = url.tls ? 443 : 80;
-  if (!port.empty() || rest.ends_with(':')) {
-    auto parsed = parse_port(port);
-    if (!parsed) return unusable(quoted + "the port must be 1..65535");
-    url.port = *parsed;
-  }
-  url.host = std::string(host);
+  url.tls = parsed->tls;
+  url.host = parsed->host;
+  url.port = parsed->port;
   ErrorCode not_ip;
   const auto address = asio::ip::make_address(url.host, not_ip);
   url.loopback = url.host == "localhost" || (!not_ip && address.is_loopback());
-  const bool ipv6 = url.host.find(':') != std::string::npos;
-  url.base = std::string(url.tls ? "https://" : "http://") + (ipv6 ? "[" + url.host + "]" : url.host) +
-             ":" + std::to_string(url.port);
+  url.base = format_http_url(*parsed);
   return url;
 }
 
