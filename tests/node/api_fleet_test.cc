@@ -14,6 +14,7 @@
 #include "record/report.h"
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/http_client.h"
+#include "tests/tools/run_process.h"
 
 namespace mesh::test {
 namespace {
@@ -191,8 +192,7 @@ TEST_CASE("GET /metrics is Prometheus text that promtool accepts") {
   std::ofstream(path) << metrics.body;
   const std::string command = "promtool check metrics < " + path + " > " + path + ".out 2>&1";
   const int status = std::system(command.c_str());
-  std::ifstream out(path + ".out");
-  const std::string said{std::istreambuf_iterator<char>(out), std::istreambuf_iterator<char>()};
+  const std::string said = read_text(path + ".out");
   INFO("promtool said: " << said);
   CHECK(status == 0);
   CHECK(said.empty());  // no lint warning either

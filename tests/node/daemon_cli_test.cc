@@ -17,6 +17,7 @@
 #include "storage/layout.h"
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/net_util.h"
+#include "tests/tools/run_process.h"
 
 namespace mesh::test {
 namespace {
@@ -36,11 +37,6 @@ void append(const std::string& path, const std::string& text) {
 
 bool contains(const std::string& text, const std::string& fragment) {
   return text.find(fragment) != std::string::npos;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Every file under `dir`, by name, with its bytes: two equal maps mean
@@ -201,8 +197,7 @@ TEST_CASE("config errors stop meshnode before anything starts, naming the key") 
            {"[api]\nport = 1\n", "port"}}) {
     CAPTURE(extra);
     const std::string copy = fleet.dir() + "/bad.toml";
-    std::ifstream in(path);
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::string text = read_text(path);
     text = text.substr(0, text.find("[api]"));  // the cases below bring their own
     // Top-level keys go before the first table.
     text = extra.starts_with("[") ? text + extra : extra + text;
@@ -240,8 +235,7 @@ TEST_CASE("start-up failures: data dir missing, foreign, another node's; key fil
     REQUIRE(n1.wait_exit(std::chrono::seconds(5)).has_value());
   }
   const std::string n2_config = fleet.config_path(1);
-  std::ifstream in(n2_config);
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text = read_text(n2_config);
   const auto at = text.find(fleet.data_dir(1));
   text.replace(at, fleet.data_dir(1).size(), fleet.data_dir(0));
   std::ofstream(fleet.dir() + "/shared.toml", std::ios::trunc) << text;

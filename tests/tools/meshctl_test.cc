@@ -32,6 +32,7 @@ namespace {
 using mesh::test::has_line;
 using mesh::test::lines;
 using mesh::test::ProcessResult;
+using mesh::test::read_text;
 using mesh::test::run_process;
 using mesh::test::TempDir;
 
@@ -44,11 +45,6 @@ ProcessResult meshctl(std::vector<std::string> args) {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 std::string trim(std::string s) {
