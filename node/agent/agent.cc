@@ -91,7 +91,7 @@ void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
     // probe it again now, so that a living target's failure is confirmed
     // (answered) within seconds instead of at the next interval.
     // A streak short of fail_streak keeps its confirmations' spacing
-    // (confirm_at_ms): an answer may not pack three failures into a blink,
+    // (confirm_spacing_ms): an answer may not pack three failures into a blink,
     // as refutations every few seconds would (meshsim flapping-target: a
     // target unreachable 20 s a minute was unreachable at every node).
     const verdict::TargetStreak* streak = ledger_.find(roster->servers[index].id);
@@ -101,7 +101,9 @@ void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
       if (target != nullptr && target->in_flight == 0) {
         const UnixMs spaced = streak->fail_streak >= roster->params.fail_streak
                                   ? now
-                                  : target->requested_ms + confirm_delay_ms(streak->fail_streak);
+                                  : confirm_spacing_ms(streak->fail_streak, roster->params.fail_streak,
+                                                       streak_started(*target, target->requested_ms),
+                                                       target->requested_ms);
         schedule_.bring_forward(*target, std::max(now, spaced));
       }
     }

@@ -8,9 +8,9 @@
 namespace mesh::agent {
 
 // After an outcome of `target_id` (of a probe requested at `requested_ms`)
-// left `streak`: a failure short of fail_streak is confirmed 5 s, then 10 s
-// after the failed probe began (a round per first failure,
-// within the target's rate limit); a success, or a streak that reached
+// left `streak`: a failure short of fail_streak is confirmed on the
+// streak's spacing (confirm_at_ms: a round per first failure, within the
+// target's rate limit); a success, or a streak that reached
 // fail_streak (the verdict's input is settled), ends the round, and the next
 // probe comes at the interval.
 void Agent::Impl::confirm_failure(std::string_view target_id, const verdict::TargetStreak* streak,
@@ -21,8 +21,10 @@ void Agent::Impl::confirm_failure(std::string_view target_id, const verdict::Tar
   const std::uint32_t threshold = roster->params.fail_streak;
   if (streak == nullptr || streak->fail_streak == 0) {
     target->confirming = false;
+    target->streak_started_ms = 0;
     return;
   }
+  if (streak->fail_streak == 1) target->streak_started_ms = requested_ms;
   // A streak of fail_streak that is unanswered while the target has spoken
   // since it began is pending (docs/VERDICTS.md, rule 5): no vote until a
   // probe begun after that fails. The answer to it (ProbeSchedule::hurry)
@@ -45,10 +47,21 @@ void Agent::Impl::confirm_failure(std::string_view target_id, const verdict::Tar
   // slow to come) and then heard it would otherwise wait for its next slot,
   // and its vote with it (meshsim: 88 s for one witness of a block). It
   // costs at most kAnswersToConfirm probes per hearing: then it is answered.
-  if (!target->confirming && !pending) return;
+  if (!target->confirming && !pending) {
+    // Its round refused, a failure short of fail_streak is probed again
+    // half an interval on, off its slot: a witness whose slots fall in an
+    // outage that comes back every interval (a periodic firewall rule;
+    // meshsim flapping-target, 20 s of every minute) failed each of them
+    // and made a streak of outages no other probe saw. One probe more per
+    // such failure at most, and a settled streak keeps the interval.
+    if (streak->fail_streak < threshold) {
+      schedule_.bring_forward(*target, now + roster->params.probe_interval_ms / 2);
+    }
+    return;
+  }
   const UnixMs at = pending ? now + kConfirmAfterOutcomeMs
-                            : confirm_at_ms(streak->fail_streak, requested_ms, now,
-                                            roster->params.probe_interval_ms);
+                            : confirm_at_ms(streak->fail_streak, threshold, streak_started(*target, requested_ms),
+                                            requested_ms, now, roster->params.probe_interval_ms);
   schedule_.bring_forward(*target, at);
   ++counters_.confirmations;
 }
@@ -58,7 +71,7 @@ void Agent::Impl::confirm_failure(std::string_view target_id, const verdict::Tar
 // (its own round runs), has a probe in flight, or will probe it within the
 // first confirmation delay anyway. True when brought forward.
 bool Agent::Impl::trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now) {
-  if (target == nullptr || target->in_flight != 0 || target->next_ms <= now + kConfirmDelaysMs[0]) return false;
+  if (target == nullptr || target->in_flight != 0 || target->next_ms <= now + kConfirmSpacingMs) return false;
   const verdict::TargetStreak* streak = ledger_.find(target->id);
   if (streak != nullptr && (streak->fail_streak > 0 || streak->last_probe_ms >= since_ms)) return false;
   if (!target->triggered.take(now, kTriggerPeriodMs, kTriggerBurst)) {

@@ -1,7 +1,7 @@
 // Confirming a failure at once (docs/PROTOCOL.md, "Probes"; issue 37). A
 // witness whose probe of a target fails does not wait an interval for its
-// next one: it probes again 5 s, then 10 s after the failed probe began (1 s
-// after an unanswered one's 10 s deadline) until the
+// next one: it probes again 1 s after the failure (5 s after the failed
+// probe began at least), then 20 s after the first began, until the
 // streak reaches fail_streak (the verdict's input is settled) or a probe
 // gets through. Its first failure is news (published at once), and the
 // target's other witnesses that read it probe the target at once too
@@ -21,15 +21,39 @@
 
 namespace mesh::agent {
 
-// After the k-th failure of a streak, the next probe starts this long after
-// the failed one started (the last entry for any later one), and at least
-// kConfirmAfterOutcomeMs after its outcome. Spread, not back to back: a
-// streak of 3 spans at least 15 s of probe starts, and where the probes go
-// unanswered (an IP block, a power-off) each waits out the prober's 10 s
-// deadline, so three of them span 32 s of silence; a network blink
-// (seconds) cannot make one (docs/VERDICTS.md, "Probe streaks").
-inline constexpr std::array<DurationMs, 3> kConfirmDelaysMs = {5'000, 10'000, 20'000};
+// A streak's probes (docs/VERDICTS.md, "Probe streaks"): each starts at
+// least kConfirmSpacingMs after the one before began and
+// kConfirmAfterOutcomeMs after its outcome, and the one that can complete
+// the streak (the fail_streak-th, and any after it) at least kStreakSpanMs
+// after the streak's first began. Spread, not back to back: a probe that
+// gets no answer sent its SYN at 0, 1 and 3 s (the prober's 5 s deadline),
+// so a streak of 3 needs the path silent from its first probe's start to
+// 23 s later at least; a network blink (seconds), or an outage of 20 s
+// every minute (meshsim flapping-target), cannot make one.
+inline constexpr DurationMs kConfirmSpacingMs = 5'000;
+inline constexpr DurationMs kStreakSpanMs = 20'000;
 inline constexpr DurationMs kConfirmAfterOutcomeMs = 1'000;
+
+// The earliest start of the probe after the `fail_streak`-th failure of a
+// streak whose first probe was requested at `streak_started_ms` and whose
+// last at `requested_ms`, under the roster's `threshold` (fail_streak).
+// REQUIRES: fail_streak >= 1.
+inline UnixMs confirm_spacing_ms(std::uint32_t fail_streak, std::uint32_t threshold, UnixMs streak_started_ms,
+                                 UnixMs requested_ms) {
+  UnixMs at = requested_ms + kConfirmSpacingMs;
+  if (fail_streak + 1 >= threshold) at = std::max(at, streak_started_ms + kStreakSpanMs);
+  return at;
+}
+
+// When the next probe is due after that failure, whose outcome came back
+// at `now`: the spacing above, and never later than one probe interval
+// from now.
+inline UnixMs confirm_at_ms(std::uint32_t fail_streak, std::uint32_t threshold, UnixMs streak_started_ms,
+                            UnixMs requested_ms, UnixMs now, DurationMs probe_interval_ms) {
+  const UnixMs at = std::max(confirm_spacing_ms(fail_streak, threshold, streak_started_ms, requested_ms),
+                             now + kConfirmAfterOutcomeMs);
+  return std::min(at, now + probe_interval_ms);
+}
 
 // Rounds of confirmation (a streak's first failure starts one) per target:
 // at most kConfirmRoundBurst at once and one per kConfirmRoundPeriodMs on
@@ -45,23 +69,6 @@ inline constexpr std::uint32_t kConfirmRoundBurst = 3;
 // extra probes an hour.
 inline constexpr DurationMs kTriggerPeriodMs = 600'000;
 inline constexpr std::uint32_t kTriggerBurst = 2;
-
-// The spacing after the `fail_streak`-th failure of a streak: the next
-// probe starts no sooner than this after the failed one started.
-// REQUIRES: fail_streak >= 1.
-inline DurationMs confirm_delay_ms(std::uint32_t fail_streak) {
-  return kConfirmDelaysMs[std::min<std::size_t>(fail_streak - 1, kConfirmDelaysMs.size() - 1)];
-}
-
-// When the next probe is due after the `fail_streak`-th failure of a
-// streak, whose probe was requested at `requested_ms` and came back at
-// `now`: never later than one probe interval from now.
-// REQUIRES: fail_streak >= 1.
-inline UnixMs confirm_at_ms(std::uint32_t fail_streak, UnixMs requested_ms, UnixMs now,
-                            DurationMs probe_interval_ms) {
-  const UnixMs at = std::max(requested_ms + confirm_delay_ms(fail_streak), now + kConfirmAfterOutcomeMs);
-  return std::min(at, now + probe_interval_ms);
-}
 
 // Refutations of silence claims against this node (Agent's
 // publish_refutation; docs/PROTOCOL.md, "When a node reports"): at most one

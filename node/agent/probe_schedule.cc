@@ -154,6 +154,7 @@ void ProbeSchedule::shift(DurationMs delta_ms) {
       target.requested_ms += delta_ms;
       target.added_ms += delta_ms;
       if (target.last_tls_ms != std::numeric_limits<UnixMs>::min()) target.last_tls_ms += delta_ms;
+      if (target.streak_started_ms != 0) target.streak_started_ms += delta_ms;
       target.confirm_rounds.shift(delta_ms);
       target.triggered.shift(delta_ms);
     }

@@ -59,9 +59,17 @@ struct ScheduledTarget {
   // rate limits of its rounds and of probes another witness's failure
   // brought forward.
   bool confirming = false;
+  UnixMs streak_started_ms = 0;     // when the present streak's first probe was requested (0: not known)
   RateLimit confirm_rounds;
   RateLimit triggered;
 };
+
+// When the present failure streak of `target` began: its first probe's
+// request, or `fallback` (the latest probe's) when that is not known (a
+// streak restored from the store after a restart).
+inline UnixMs streak_started(const ScheduledTarget& target, UnixMs fallback) {
+  return target.streak_started_ms != 0 ? target.streak_started_ms : fallback;
+}
 
 class ProbeSchedule {
  public:

@@ -50,23 +50,28 @@ TEST_CASE("RateLimit: a burst at once, then one per period") {
   CHECK(once.take(t0 + 500, 1'000, 1));
 }
 
-TEST_CASE("confirm_at_ms: 5, 10, then 20 s after the failed probe began, 1 s after its outcome at least, never past an interval") {
-  // A reset comes back at once: the delays count from the probe's start.
-  CHECK(confirm_at_ms(1, 100, 150, 60'000) == 5'100);
-  CHECK(confirm_at_ms(2, 100, 150, 60'000) == 10'100);
-  CHECK(confirm_at_ms(3, 100, 150, 60'000) == 20'100);
-  CHECK(confirm_at_ms(9, 100, 150, 60'000) == 20'100);
-  // An unanswered connect comes back at its 10 s deadline: 1 s after it.
-  CHECK(confirm_at_ms(1, 100, 10'100, 60'000) == 11'100);
-  CHECK(confirm_at_ms(2, 100, 10'100, 60'000) == 11'100);
-  CHECK(confirm_at_ms(3, 100, 10'100, 60'000) == 20'100);
-  CHECK(confirm_at_ms(2, 100, 150, 8'000) == 8'150);
+TEST_CASE("confirm_at_ms: 5 s after the failed probe began, the streak's last 20 s after its first, 1 s after an outcome, never past an interval") {
+  // fail_streak 3. A reset comes back at once: the spacing counts from the probes' starts.
+  CHECK(confirm_at_ms(1, 3, 100, 100, 150, 60'000) == 5'100);
+  CHECK(confirm_at_ms(2, 3, 100, 5'100, 5'150, 60'000) == 20'100);  // the streak's last: 20 s after its first
+  CHECK(confirm_at_ms(3, 3, 100, 20'100, 20'150, 60'000) == 25'100);
+  // An unanswered connect comes back at its 5 s deadline: 1 s after it.
+  CHECK(confirm_at_ms(1, 3, 100, 100, 5'100, 60'000) == 6'100);
+  CHECK(confirm_at_ms(2, 3, 100, 6'100, 11'100, 60'000) == 20'100);
+  CHECK(confirm_at_ms(2, 3, 100, 16'100, 21'100, 60'000) == 22'100);
+  // fail_streak 4: only the 4th probe waits for the span.
+  CHECK(confirm_at_ms(2, 4, 100, 5'100, 5'150, 60'000) == 10'100);
+  CHECK(confirm_at_ms(3, 4, 100, 10'100, 10'150, 60'000) == 20'100);
+  // Never later than an interval from the outcome.
+  CHECK(confirm_at_ms(2, 3, 100, 100, 150, 8'000) == 8'150);
+  CHECK(confirm_spacing_ms(2, 3, 100, 5'100) == 20'100);
+  CHECK(confirm_spacing_ms(1, 3, 100, 100) == 5'100);
 }
 
 // The target is powered off (killed): it cannot answer a failure with a
 // report, which would bring the next probe forward on its own (a living
 // target's failure is answered at once: silence_test.cc).
-TEST_CASE("a failure is confirmed 5 s and 10 s after the failed probe began; once the streak is settled, probes keep the interval") {
+TEST_CASE("a failure is confirmed 5 s after the failed probe began, then 20 s after it; once the streak is settled, probes keep the interval") {
   Fleet fleet(5, default_roster(5));
   fleet.run_for(180'000);
   const std::uint32_t observer = witnesses_of(fleet, 4).front();
@@ -81,9 +86,10 @@ TEST_CASE("a failure is confirmed 5 s and 10 s after the failed probe began; onc
   const auto& at = log.times[observer];
   REQUIRE(at.size() >= 5);
   // The test fleet answers a probe 1 s after its request: the next one is
-  // requested 5 s after the failed one was, then 10 s.
+  // requested 5 s after the failed one was, the streak's last 20 s after
+  // its first.
   CHECK(at[1] - at[0] == 5'000);
-  CHECK(at[2] - at[1] == 10'000);
+  CHECK(at[2] - at[0] == 20'000);
   // The streak reached fail_streak: back on the target's slots, the first
   // at least half an interval on, then one every interval (a 1 s tick).
   CHECK(at[3] - at[2] >= 30'000);
@@ -94,6 +100,36 @@ TEST_CASE("a failure is confirmed 5 s and 10 s after the failed probe began; onc
   }
   CHECK(fleet.agent(observer).ledger().find("s4")->fail_streak == at.size());
   CHECK(fleet.agent(observer).counters().confirmations == 2);
+}
+
+// meshsim flapping-target (20 s of every minute unreachable), with the
+// prober's 5 s deadline: a witness whose slots fell in the outage failed
+// each of them once its rounds were spent, and 5 witnesses made a streak
+// of 44 outages that every other probe saw end.
+TEST_CASE("a failure whose round is refused is probed again half an interval on, off its slot") {
+  Fleet fleet(5, default_roster(5));
+  fleet.run_for(180'000);
+  const std::uint32_t observer = witnesses_of(fleet, 4).front();
+  fleet.kill(4);  // no report of s4 brings a probe forward (an answer: silence_test.cc)
+  ProbeLog log;
+  bool last_failed = false;
+  fleet.probe_outcome = [&](std::uint32_t from, const ProbeRequest& request) {
+    if (request.target != "s4" || from != observer) return ProbeFailure::none;
+    log.times[from].push_back(fleet.now);
+    last_failed = !last_failed;  // fail, then get through: a round ends at its first confirmation
+    return last_failed ? ProbeFailure::tcp_timeout : ProbeFailure::none;
+  };
+  const auto& counters = fleet.agent(observer).counters();
+  for (int second = 0; second < 900 && counters.confirm_rounds_refused == 0; ++second) fleet.step();
+  REQUIRE(counters.confirm_rounds_refused == 1);
+  const auto& at = log.times[observer];
+  const std::size_t refused = at.size() - 1;  // the failure whose round was refused
+  fleet.run_for(60'000);
+  REQUIRE(at.size() > refused + 1);
+  // Its outcome 1 s after the request, the next probe half an interval (30 s) after that.
+  CHECK(at[refused + 1] - at[refused] >= 30'000);
+  CHECK(at[refused + 1] - at[refused] <= 32'000);
+  CHECK(fleet.agent(observer).ledger().find("s4")->fail_streak <= 1);
 }
 
 // Found in meshsim (bench/detection_sweep.sh, a 5 s connect deadline): a
