@@ -156,6 +156,12 @@ bool records_converged(const DaemonFleet& fleet) {
   return true;
 }
 
+#ifdef __SANITIZE_ADDRESS__
+constexpr auto kBackWithin = std::chrono::seconds(40);
+#else
+constexpr auto kBackWithin = std::chrono::seconds(20);
+#endif
+
 // docs/PROTOCOL.md §2a, "Who may hold a connection". The finding: an
 // outsider holding ~515 idle connections on two nodes' gossip ports,
 // re-opening each one closed, kept a restarting third node no_data at
@@ -175,8 +181,11 @@ TEST_CASE("an outsider's idle connections cannot keep a restarting member out") 
     REQUIRE(DaemonFleet::wait([&] { return fleet.all_show({0, 1}, "n3", "no_data"); }, seconds(30)));
     const auto restarted = std::chrono::steady_clock::now();
     fleet.start_daemon(2);
-    // The time it needs without any flood: a few heartbeats (2 s each here).
-    CHECK(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n3", "ok"); }, seconds(20)));
+    // The time it needs without any flood: a few heartbeats (2 s each
+    // here). Sanitized, the daemons and the flood itself (this process)
+    // share the 2 cores at several times the cost: 2,000 connections each
+    // way took over 20 s there once (the sanitized suite, 2026-12-05).
+    CHECK(DaemonFleet::wait([&] { return fleet.all_show(fleet.everyone(), "n3", "ok"); }, kBackWithin));
     MESSAGE("n3 ok everywhere "
             << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - restarted)
                    .count()
