@@ -169,10 +169,11 @@ const char* to_string(ReportError error) {
 Bytes encode_report_payload(const Report& report, UnixMs record_timestamp_ms) {
   msgpack::sbuffer buffer;
   Packer packer(buffer);
-  packer.pack_array(kReportFields);
+  packer.pack_array(report.warming ? kReportFieldsFlagged : kReportFields);
   pack_self_check(packer, report.self_check, report.flapping);
   pack_metrics(packer, report.metrics);
   pack_view(packer, report.view, record_timestamp_ms);
+  if (report.warming) packer.pack_uint64(kReportFlagWarming);
   MESH_CHECK(buffer.size() <= kReportPayloadBytesMax, "report payload over its limit");
   const auto* begin = reinterpret_cast<const std::uint8_t*>(buffer.data());
   return Bytes(begin, begin + buffer.size());

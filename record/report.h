@@ -105,6 +105,11 @@ struct Report {
   Metrics metrics;
   ProbeView view;
   Flapping flapping;  // on the wire inside self_check (docs/PROTOCOL.md, "Report payload")
+  // The node started lately and may not hold the fleet's latest reports
+  // yet (docs/PROTOCOL.md, "Report payload", `flags`): what it judges may
+  // be stale, so no node names it the panel's writer or the alerts' sender
+  // while another can be (docs/PANELS.md, "One writer").
+  bool warming = false;
   bool operator==(const Report&) const = default;
 };
 

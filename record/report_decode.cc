@@ -59,7 +59,8 @@ std::string oversized_bin(ByteView payload) {
     }
     return true;
   };
-  if (reader.read_array_header(&count) != ReadStatus::ok || count != kReportFields || !skip(2) ||
+  if (reader.read_array_header(&count) != ReadStatus::ok ||
+      (count != kReportFields && count != kReportFieldsFlagged) || !skip(2) ||
       reader.read_array_header(&count) != ReadStatus::ok ||
       (count != kViewFields && count != kViewFieldsRecovered) || !skip(1)) {
     return "a bin";
@@ -117,6 +118,19 @@ Status<ReportError> expect_array(Reader& reader, const Where& where, std::uint32
   return Ok{};
 }
 
+// The top level's element count: 3, or 4 with the flags.
+Result<std::uint32_t, ReportError> top_level(Reader& reader) {
+  std::uint32_t found = 0;
+  if (reader.read_array_header(&found) != ReadStatus::ok) {
+    return fail(ReportError::malformed, "top level: not an array");
+  }
+  if (found != kReportFields && found != kReportFieldsFlagged) {
+    return fail(ReportError::malformed,
+                "top level: array of " + std::to_string(found) + " elements, expected 3 or 4");
+  }
+  return found;
+}
+
 template <class Where>
 Result<std::uint64_t, ReportError> read_uint(Reader& reader, const Where& where,
                                              std::uint64_t max) {
@@ -129,6 +143,20 @@ Result<std::uint64_t, ReportError> read_uint(Reader& reader, const Where& where,
                 where() + ": " + std::to_string(value) + " is over " + std::to_string(max));
   }
   return value;
+}
+
+// The top level's fourth element (written only when a flag is set).
+Result<std::uint64_t, ReportError> decode_flags(Reader& reader) {
+  auto flags = read_uint(reader, named("flags"), kUint64Max);
+  if (!flags) return flags.error();
+  if (*flags == 0) {
+    // One encoding per value: a report with no flag leaves the element out.
+    return fail(ReportError::malformed, "flags: 0 is written by leaving it out");
+  }
+  if ((*flags & ~kReportFlagsKnown) != 0) {
+    return fail(ReportError::impossible_value, "flags: " + std::to_string(*flags) + " sets an unknown bit");
+  }
+  return *flags;
 }
 
 // A time given as an age before the record timestamp.
@@ -478,9 +506,8 @@ template <Keep kKeep>
 Status<ReportError> decode_in_order(ByteView payload, const Roster& roster,
                                     std::uint32_t origin_index, UnixMs timestamp, Report& out) {
   Reader reader(payload);
-  if (auto status = expect_array(reader, named("top level"), kReportFields); !status) {
-    return status.error();
-  }
+  auto fields = top_level(reader);
+  if (!fields) return fields.error();
   if (auto status = decode_self_check<kKeep>(reader, out.self_check, out.flapping); !status) return status;
   auto metrics = decode_metrics(reader);
   if (!metrics) return metrics.error();
@@ -488,6 +515,11 @@ Status<ReportError> decode_in_order(ByteView payload, const Roster& roster,
   if (auto status = decode_view<kKeep>(reader, roster, origin_index, timestamp, out.view);
       !status) {
     return status;
+  }
+  if (*fields == kReportFieldsFlagged) {
+    auto flags = decode_flags(reader);
+    if (!flags) return flags.error();
+    out.warming = (*flags & kReportFlagWarming) != 0;
   }
   if (!reader.at_end()) {
     return fail(ReportError::malformed, std::to_string(reader.remaining()) + " trailing bytes");
@@ -528,9 +560,7 @@ Result<ReportFailures, ReportError> decode_report_failures(ByteView payload,
   Reader reader(payload);
   const msgpack_reader::SkipLimits limits{kSelfCheckReasonBytesMax, kOkBitmapBytesMax,
                                           kReportTargetsMax, kReportDepthMax};
-  if (auto status = expect_array(reader, named("top level"), kReportFields); !status) {
-    return status.error();
-  }
+  if (auto fields = top_level(reader); !fields) return fields.error();
   if (reader.skip_value(limits) != ReadStatus::ok || reader.skip_value(limits) != ReadStatus::ok) {
     return fail(ReportError::malformed, "self_check or metrics: not valid msgpack");
   }

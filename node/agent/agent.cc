@@ -87,6 +87,7 @@ void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
   if (roster == nullptr || !self) return;
   for (std::uint32_t index : effects.reports_changed) {
     if (index == *self || index >= roster->servers.size()) continue;
+    if (!warm_) heard_since_start_.insert(roster->servers[index].id);
     // A target we fail and had not heard since the streak began has spoken:
     // probe it again now, so that a living target's failure is confirmed
     // (answered) within seconds instead of at the next interval.
@@ -242,9 +243,11 @@ Result<AgentEffects, AgentError> Agent::start(const StoredState& stored, UnixMs 
   auto restored = impl_->restore_state(stored, now);
   if (!restored.ok()) return restored.error();
   impl_->started_ = true;
+  impl_->started_ms_ = now;
   impl_->volume_.roll(now);
   AgentEffects out;
   impl_->absorb(impl_->core_.load(stored.records, now), out, now);
+  impl_->warm_ = !impl_->holds_others_reports();
   return out;
 }
 
@@ -271,6 +274,8 @@ AgentEffects Agent::on_frame(ByteView frame, UnixMs now) {
 }
 
 void Agent::on_link_failed(std::string_view peer, UnixMs now) { impl_->core_.on_link_failed(peer, now); }
+
+bool Agent::warming(UnixMs now) const { return impl_->warming(now); }
 
 void Agent::on_link_up(std::string_view peer, UnixMs now) { impl_->core_.on_link_up(peer, now); }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common/rng.h"
@@ -85,6 +86,17 @@ class Agent::Impl {
   void publish_report(const SelfCheckOutcome& outcome, UnixMs now, AgentEffects& out);
   // The view this node's report would carry at `now`.
   ProbeView current_view(UnixMs now);
+  // What a report of `self_check` and `view` published at `now` means.
+  ReportMeaning meaning_at(const SelfCheck& self_check, const ProbeView& view, UnixMs now) const;
+  // Whether the core holds a report of any member but this node: one read
+  // from the store at the start may be stale (warm_up.h); none, and the
+  // node is warm from the start.
+  bool holds_others_reports() const;
+  // Agent::warming: not yet warm_, and still_warming(now).
+  bool warming(UnixMs now) const { return !warm_ && still_warming(now); }
+  // Within warm_up_ms of the start, and some other member's latest report
+  // that is not stale was not heard since the start (warm_up.h).
+  bool still_warming(UnixMs now) const;
   // Whether the report this node would publish now means something other
   // than the last one published (true before the first).
   bool meaning_changed(UnixMs now);
@@ -110,6 +122,11 @@ class Agent::Impl {
   ClockWatch clock_;
   AgentCounters counters_;
   bool started_ = false;
+  UnixMs started_ms_ = 0;  // the `now` of Agent::start
+  // Members whose report this node received since its start (not read
+  // from its store): warm_up.h. Dropped once warm_.
+  std::unordered_set<ServerId> heard_since_start_;
+  bool warm_ = false;  // warmed up once: never warming again until a restart
 
   // Reports (docs/PROTOCOL.md, "When a node reports"): a self-check every
   // probe_interval_ms / 4; a report when what it means changes (at most one per

@@ -6,6 +6,7 @@
 #include "node/agent/agent_impl.h"
 #include "node/agent/confirmation.h"
 #include "node/agent/detection.h"
+#include "node/agent/warm_up.h"
 #include "node/agent/state_codec.h"
 #include "record/envelope.h"
 #include "record/fleet_scale.h"
@@ -115,10 +116,41 @@ bool Agent::Impl::meaning_changed(UnixMs now) {
   if (!published_meaning_ || !last_self_check_ || roster == nullptr) return true;
   meaning_dirty_ = false;
   const ProbeView view = current_view(now);  // (re)plans: assigned_ is now's
-  const ReportMeaning meaning = meaning_of(last_self_check_->self_check, view,
-                                           verdict::epoch_of(now, roster->params), assigned_,
-                                           roster->params.fail_streak);
-  return meaning != *published_meaning_;
+  return meaning_at(last_self_check_->self_check, view, now) != *published_meaning_;
+}
+
+ReportMeaning Agent::Impl::meaning_at(const SelfCheck& self_check, const ProbeView& view, UnixMs now) const {
+  const Roster& roster = *core_.roster();
+  ReportMeaning meaning = meaning_of(self_check, view, verdict::epoch_of(now, roster.params), assigned_,
+                                     roster.params.fail_streak);
+  meaning.warming = warming(now);
+  return meaning;
+}
+
+bool Agent::Impl::holds_others_reports() const {
+  const Roster* roster = core_.roster();
+  if (roster == nullptr) return false;
+  const std::optional<std::uint32_t> self = core_.self_index();
+  for (std::uint32_t i = 0; i < roster->servers.size(); ++i) {
+    if ((!self || i != *self) && core_.report_of(i)) return true;
+  }
+  return false;
+}
+
+bool Agent::Impl::still_warming(UnixMs now) const {
+  const Roster* roster = core_.roster();
+  if (!started_ || roster == nullptr) return true;
+  const std::size_t count = roster->servers.size();
+  if (now - started_ms_ >= warm_up_ms(roster->params, count)) return false;
+  const DurationMs stale_after = effective_stale_after_ms(roster->params, count);
+  const std::optional<std::uint32_t> self = core_.self_index();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (self && i == *self) continue;
+    const std::optional<gossip::HeldRecord> held = core_.report_of(i);
+    if (held && now - held->envelope->timestamp_ms > stale_after) continue;  // no_data everywhere
+    if (!heard_since_start_.contains(roster->servers[i].id)) return true;
+  }
+  return false;
 }
 
 DurationMs Agent::Impl::change_gap() const {
@@ -196,6 +228,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   report.metrics = outcome.metrics;
   report.view = current_view(now);
   report.flapping = flaps_.at(timestamp);
+  report.warming = warming(now);
   const Bytes payload = encode_report_payload(report, timestamp);
   const std::uint64_t seq = core_.held_seq(RecordKind::report, config_.core.self).value_or(0) + 1;
   const Bytes raw = encode_signed_record(RecordKind::report, config_.core.self, seq, timestamp,
@@ -213,9 +246,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   }
   next_heartbeat_ms_ = next_grid_point(
       now, interval, fleet_offset(config_.core.operator_key, interval) + *heartbeat_phase_ms_);
-  ReportMeaning meaning = meaning_of(outcome.self_check, report.view,
-                                     verdict::epoch_of(now, roster->params), assigned_,
-                                     roster->params.fail_streak);
+  ReportMeaning meaning = meaning_at(outcome.self_check, report.view, now);
   if (!published_meaning_ || meaning != *published_meaning_) last_change_ms_ = now;
   published_meaning_ = std::move(meaning);
   meaning_dirty_ = false;

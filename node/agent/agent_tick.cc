@@ -51,6 +51,11 @@ void Agent::Impl::tick_reports(UnixMs now, AgentEffects& out) {
     ++counters_.self_checks_requested;
     return;
   }
+  if (!warm_ && !still_warming(now)) {
+    warm_ = true;
+    heard_since_start_.clear();
+    if (published_meaning_ && published_meaning_->warming) meaning_dirty_ = true;
+  }
   publish_if_changed(now, out);
 }
 

@@ -51,6 +51,9 @@ struct ReportMeaning {
   // Targets flagged recovered (ProbeResult::recovered): the flag is read by
   // the far-side rule (VERDICTS.md rule 6), so its end is news as well.
   std::vector<std::uint32_t> recovered;
+  // The node started lately (Report::warming): who may write to the panel
+  // reads it, so its end is news.
+  bool warming = false;
   bool operator==(const ReportMeaning&) const = default;
 };
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "node/agent/warm_up.h"
 #include "tests/agent/fleet.h"
 
 namespace mesh::agent::testing {
@@ -112,6 +113,65 @@ TEST_CASE("above 128 servers the heartbeat scales with the roster's size") {
 // A clock that was ahead signed records the fleet refused as future; once
 // it is stepped back the node must be heard again at once, not at its next
 // heartbeat minutes later.
+// A node that starts may judge from reports it has not caught up with
+// yet (node/agent/warm_up.h): its reports say it is warming until it has
+// heard, since its start, every member whose report is not stale, and at
+// the latest a heartbeat interval and a margin on; the end is published at
+// once, not at the next heartbeat.
+TEST_CASE("a first start holds nothing stale: warm from the start") {
+  Fleet fleet(4, cadence_roster(4));
+  CHECK_FALSE(fleet.agent(0).warming(fleet.now));
+  fleet.run_for(30'000);
+  for (std::uint32_t i = 0; i < 4; ++i) CHECK_FALSE(fleet.agent(i).warming(fleet.now));
+  REQUIRE(held_report(fleet).has_value());
+  CHECK_FALSE(held_report(fleet)->warming);
+}
+
+TEST_CASE("a restarted node is warming until it has heard every reporting member since its start") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.run_for(90'000);
+  fleet.kill(0);
+  fleet.run_for(30'000);
+  fleet.start(0);  // from its store: the others' reports it holds are old
+  const UnixMs restarted = fleet.now;
+  fleet.run_for(10'000);
+  CHECK(fleet.agent(0).warming(fleet.now));
+  REQUIRE(held_report(fleet).has_value());
+  CHECK(held_report(fleet)->warming);
+  const Roster& roster = *fleet.agent(0).roster();
+  const DurationMs warm_up = warm_up_ms(roster.params, roster.servers.size());
+  CHECK(warm_up == 320'000);
+  while (fleet.agent(0).warming(fleet.now) && fleet.now - restarted < warm_up + 5'000) fleet.step();
+  CHECK(fleet.now - restarted < warm_up);  // the others' heartbeats, not the cap
+  for (std::uint32_t origin = 1; origin < 4; ++origin) {
+    CHECK(fleet.agent(0).core().report_of(origin)->envelope->timestamp_ms >= restarted);
+  }
+  const auto published = fleet.agent(0).counters().reports_published;
+  fleet.run_for(5'000);  // the change gap is 2.5 s; its next heartbeat is minutes away
+  CHECK(fleet.agent(0).counters().reports_published == published + 1);
+  CHECK_FALSE(held_report(fleet)->warming);
+}
+
+TEST_CASE("a member silent but not yet stale holds a restarted node's warm-up to its cap") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.run_for(90'000);
+  fleet.kill(3);  // for good
+  fleet.kill(0);
+  fleet.run_for(30'000);
+  fleet.start(0);
+  const UnixMs restarted = fleet.now;
+  const Roster& roster = *fleet.agent(0).roster();
+  const DurationMs warm_up = warm_up_ms(roster.params, roster.servers.size());
+  fleet.run_for(warm_up - 2'000);
+  CHECK(fleet.agent(0).warming(fleet.now));
+  CHECK(held_report(fleet)->warming);
+  const auto published = fleet.agent(0).counters().reports_published;
+  fleet.run_for(restarted + warm_up + 5'000 - fleet.now);
+  CHECK_FALSE(fleet.agent(0).warming(fleet.now));
+  CHECK(fleet.agent(0).counters().reports_published == published + 1);
+  CHECK_FALSE(held_report(fleet)->warming);
+}
+
 TEST_CASE("a clock step publishes a heartbeat at once") {
   Fleet fleet(3, cadence_roster(3));
   fleet.run_for(400'000);  // past the first reports' changes

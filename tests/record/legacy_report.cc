@@ -303,7 +303,14 @@ Result<Report, ReportError> decode_report_payload_msgpack_c(ByteView payload, co
     return fail(ReportError::malformed,
                 std::to_string(payload.size() - offset) + " trailing bytes");
   }
-  auto f = as_array(handle.get(), "top level", kReportFields);
+  // Three elements, or four with the flags.
+  const Object& top = handle.get();
+  const bool flagged = top.type == msgpack::type::ARRAY && top.via.array.size == kReportFieldsFlagged;
+  if (top.type == msgpack::type::ARRAY && !flagged && top.via.array.size != kReportFields) {
+    return fail(ReportError::malformed, "top level: array of " + std::to_string(top.via.array.size) +
+                                            " elements, expected 3 or 4");
+  }
+  auto f = as_array(top, "top level", flagged ? kReportFieldsFlagged : kReportFields);
   if (!f) return f.error();
   Flapping flapping;
   auto self_check = decode_self_check((*f)[0], flapping);
@@ -312,7 +319,16 @@ Result<Report, ReportError> decode_report_payload_msgpack_c(ByteView payload, co
   if (!metrics) return metrics.error();
   auto view = decode_view((*f)[2], roster, origin_index, record_timestamp_ms);
   if (!view) return view.error();
-  return Report{std::move(*self_check), *metrics, std::move(*view), flapping};
+  Report report{std::move(*self_check), *metrics, std::move(*view), flapping};
+  if (!flagged) return report;
+  auto flags = as_uint((*f)[3], "flags", std::numeric_limits<std::uint64_t>::max());
+  if (!flags) return flags.error();
+  if (*flags == 0) return fail(ReportError::malformed, "flags: 0 is written by leaving it out");
+  if ((*flags & ~kReportFlagsKnown) != 0) {
+    return fail(ReportError::impossible_value, "flags: " + std::to_string(*flags) + " sets an unknown bit");
+  }
+  report.warming = (*flags & kReportFlagWarming) != 0;
+  return report;
 }
 
 }  // namespace mesh::legacy

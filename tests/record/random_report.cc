@@ -32,7 +32,7 @@ enum class RuleFault {
   ok_at_zero, ok_age_over, reason_none, reason_over, bitmap_trailing_zero, summary_without_ok,
   ok_streak_zero, ok_streak_over, summary_age_over, recovered_not_ok, recovered_empty,
   recovered_trailing_zero, unanswered_after_probe, unanswered_before_ok, unanswered_over, flaps_zero,
-  flaps_over, hold_over, count
+  flaps_over, hold_over, flags_zero, flags_unknown, count
 };
 constexpr const char* kRuleFaultNames[] = {
   "reason_too_long", "reason_control", "reason_bad_utf8", "cpu_over", "u32_over",
@@ -42,7 +42,7 @@ constexpr const char* kRuleFaultNames[] = {
   "reason_none", "reason_over", "bitmap_trailing_zero", "summary_without_ok", "ok_streak_zero",
   "ok_streak_over", "summary_age_over", "recovered_not_ok", "recovered_empty",
   "recovered_trailing_zero", "unanswered_after_probe", "unanswered_before_ok", "unanswered_over",
-  "flaps_zero", "flaps_over", "hold_over"};
+  "flaps_zero", "flaps_over", "hold_over", "flags_zero", "flags_unknown"};
 static_assert(std::size(kRuleFaultNames) == static_cast<std::size_t>(RuleFault::count));
 
 enum class WireFault {
@@ -76,6 +76,7 @@ struct Model {
   std::uint64_t ok_age = 0;
   std::vector<Failure> failures;
   std::optional<Bytes> recovered;  // the sixth view element, when present
+  std::optional<std::uint64_t> flags;  // the fourth top-level element, when present
 };
 
 // What the draw of one report works with.
@@ -135,6 +136,7 @@ Model random_valid_model(Draw& d, std::uint64_t version) {
   m.service_ok = d.chance(80);
   m.reason = random_reason(d);
   if (d.chance(20)) m.flapping = {d.between(1, kFlapChangesMax), d.between(0, kFlapHoldMsMax)};
+  if (d.chance(20)) m.flags = kReportFlagWarming;
   for (std::uint64_t& v : m.metrics) v = d.chance(20) ? kU64Max : d.between(0, 1ull << 40);
   for (int i : {7, 9}) m.metrics[i] = d.chance(20) ? kU32Max : d.below(kU32Max);
   m.metrics[0] = d.chance(20) ? 1000 : d.below(1001);
@@ -298,12 +300,14 @@ void apply_rule_fault(Model& m, RuleFault fault, Draw& d, std::uint32_t origin) 
     case RuleFault::hold_over:
       m.flapping = {d.between(1, kFlapChangesMax), d.between(kFlapHoldMsMax + 1, kU64Max)};
       break;
+    case RuleFault::flags_zero: m.flags = 0; break;
+    case RuleFault::flags_unknown: m.flags = d.between(kReportFlagsKnown + 1, kU64Max) | (kReportFlagsKnown + 1); break;
     case RuleFault::count: break;
   }
 }
 
 void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
-  w.array(3);
+  w.array(m.flags ? 4 : 3);
   w.array(m.flapping ? 5 : 3);
   w.boolean(m.listener_ok);
   w.boolean(m.service_ok);
@@ -335,6 +339,7 @@ void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
     if (f.unanswered_age) w.uint(*f.unanswered_age);
   }
   if (m.recovered) w.bin(*m.recovered);
+  if (m.flags) w.uint(*m.flags);
 }
 
 UnixMs random_timestamp(Draw& d) {

@@ -192,7 +192,7 @@ TEST_CASE("report structure rejections") {
   expect_error(trailing, ReportError::malformed, "1 trailing bytes");
   expect_error(Bytes(kReportPayloadBytesMax + 1, 0), ReportError::oversize, "over 65536");
   expect_error(patched({}, [](Packer& p) { p.pack_array(2); p.pack_nil(); p.pack_nil(); }),
-               ReportError::malformed, "top level: array of 2 elements, expected 3");
+               ReportError::malformed, "top level: array of 2 elements, expected 3 or 4");
   expect_error(patched({0}, [](Packer& p) { p.pack_array(2); p.pack_true(); p.pack_true(); }),
                ReportError::malformed, "self_check: array of 2");
   expect_error(patched({0, 0}, uint_value(1)), ReportError::malformed, "must be booleans");
@@ -392,7 +392,7 @@ TEST_CASE("decode_report_failures reads the failing targets alone, strictly wher
   };
   refused(Bytes(kReportPayloadBytesMax + 1, 0), ReportError::oversize, "over 65536");
   refused(patched({}, [](Packer& p) { p.pack_array(2); p.pack_nil(); p.pack_nil(); }),
-          ReportError::malformed, "top level: array of 2 elements, expected 3");
+          ReportError::malformed, "top level: array of 2 elements, expected 3 or 4");
   refused(patched({2}, uint_value(4)), ReportError::malformed, "view: not an array");
   refused(patched({2, 4}, uint_value(0)), ReportError::malformed, "view.failures: not an array");
   refused(patched({2, 4, 0, 1}, uint_value(0)), ReportError::impossible_value,
@@ -456,6 +456,61 @@ TEST_CASE("flapping rules") {
             p.pack(std::string("2")); p.pack_uint8(0);
           }),
           ReportError::malformed, "self_check.flap_changes");
+}
+
+// A node that started lately says so (docs/PROTOCOL.md, "Report payload",
+// flags): a fourth top-level element, only when a flag is set.
+TEST_CASE("a warming node's flag travels as a fourth element, only when set") {
+  Report report = sample_report();
+  Bytes plain = encode_report_payload(report, kNow);
+  report.warming = true;
+  Bytes flagged = encode_report_payload(report, kNow);
+  CHECK(flagged.size() == plain.size() + 1);  // fixint 1
+  CHECK(flagged[0] == 0x94);                  // fixarray of 4
+  auto decoded = decode(flagged);
+  REQUIRE(decoded.ok());
+  CHECK(decoded->warming);
+  CHECK(*decoded == report);
+  CHECK(encode_report_payload(*decoded, kNow) == flagged);
+  CHECK(validate_report_payload(flagged, roster10(), 0, kNow).ok());
+  auto unflagged = decode(plain);
+  REQUIRE(unflagged.ok());
+  CHECK_FALSE(unflagged->warming);
+}
+
+TEST_CASE("flags rules") {
+  const Bytes plain = encode_report_payload(sample_report(), kNow);
+  auto with_flags = [&](const std::function<void(Packer&)>& pack_flags) {
+    Bytes out = plain;
+    out[0] = 0x94;  // the fixarray of 3 becomes one of 4
+    msgpack::sbuffer buffer;
+    Packer packer(buffer);
+    pack_flags(packer);
+    out.insert(out.end(), buffer.data(), buffer.data() + buffer.size());
+    return out;
+  };
+  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
+    expect_error(payload, code, fragment);
+    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
+    REQUIRE_FALSE(checked.ok());
+    CHECK(checked.code() == code);
+  };
+  CHECK(decode(with_flags([](Packer& p) { p.pack_uint8(1); })).ok());
+  refused(with_flags([](Packer& p) { p.pack_uint8(0); }), ReportError::malformed,
+          "flags: 0 is written by leaving it out");
+  refused(with_flags([](Packer& p) { p.pack_uint8(2); }), ReportError::impossible_value,
+          "flags: 2 sets an unknown bit");
+  refused(with_flags([](Packer& p) { p.pack_uint64(~std::uint64_t{0}); }), ReportError::impossible_value,
+          "sets an unknown bit");
+  refused(with_flags([](Packer& p) { p.pack_true(); }), ReportError::malformed,
+          "flags: not a non-negative integer");
+  refused(with_flags([](Packer& p) { p.pack_int8(-1); }), ReportError::malformed, "flags");
+  Bytes five = with_flags([](Packer& p) { p.pack_uint8(1); p.pack_uint8(1); });
+  five[0] = 0x95;
+  refused(five, ReportError::malformed, "top level: array of 5 elements, expected 3 or 4");
+  Bytes missing = plain;
+  missing[0] = 0x94;  // says 4, holds 3
+  refused(missing, ReportError::malformed, "");
 }
 
 // An unanswered failure (docs/VERDICTS.md, "Silence and answers") carries
