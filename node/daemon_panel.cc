@@ -56,6 +56,7 @@ void Daemon::drive_panel() {
   for (std::uint32_t i = 0; i < roster->servers.size(); ++i) {
     auto held = agent_->core().report_of(i);
     times.last_report_ms.push_back(held ? held->envelope->timestamp_ms : 0);
+    times.warming.push_back(held && held->report != nullptr && held->report->warming);
   }
   const bool clock_suspect = agent_->clock(now).suspect != agent::ClockSuspect::none;
   if (panel_->panel_on()) {
@@ -64,12 +65,15 @@ void Daemon::drive_panel() {
         rotation::write_right(*roster, *verdicts, times, config_.panel.candidates, config_.node_id, clock_suspect)});
   }
   if (!panel_->alerts_on()) return;
-  if (verdicts != tracked_verdicts_) {
-    alert_tracker_.observe(*roster, *verdicts);
-    tracked_verdicts_ = verdicts;
-  }
   const rotation::OwnerView sender =
       rotation::write_right(*roster, *verdicts, times, config_.alerts.candidates, config_.node_id, clock_suspect);
+  if (verdicts != tracked_verdicts_) {
+    // Warming, with another node the sender: this node's view is catching
+    // up (node/agent/warm_up.h), and the sender tells what happens.
+    const bool catching_up = agent_->warming(now) && sender.owner && *sender.owner != config_.node_id;
+    alert_tracker_.observe(*roster, *verdicts, catching_up);
+    tracked_verdicts_ = verdicts;
+  }
   if (sender.right == rotation::WriteRight::owner) {
     panel_->deliver(alert_tracker_.take_pending());
   } else if (sender.owner) {

@@ -40,8 +40,9 @@ const char* to_string(Alert::Kind kind) {
   return "?";
 }
 
-void AlertTracker::observe(const Roster& roster, const verdict::Evaluation& evaluation) {
+void AlertTracker::observe(const Roster& roster, const verdict::Evaluation& evaluation, bool catching_up) {
   if (evaluation.servers.size() != roster.servers.size()) return;
+  catching_up_ = catching_up;
   if (roster.version != roster_version_) {
     tracks_.clear();  // a new roster: its first evaluation is the baseline
     roster_version_ = roster.version;
@@ -77,7 +78,7 @@ void AlertTracker::track(const Roster& roster, const verdict::ServerVerdict& ver
     }
     return;
   }
-  const bool catching_up = track.state == "no_data" && now - baseline_ms_ < catch_up_ms_;
+  const bool catching_up = catching_up_ || (track.state == "no_data" && now - baseline_ms_ < catch_up_ms_);
   track.state = state;
   track.last_change_ms = now;
   if (catching_up) return;

@@ -64,8 +64,11 @@ class AlertTracker {
   // no alert for the state a node starts in. For the roster's
   // stale_after_ms after that, a node is still gathering the fleet's
   // reports: a server leaving `no_data` then is this node catching up, not
-  // a transition, and moves the baseline silently.
-  void observe(const Roster& roster, const verdict::Evaluation& evaluation);
+  // a transition, and moves the baseline silently. So does every change
+  // while `catching_up` (this node is warming and another is the sender:
+  // node/agent/warm_up.h): what moves in its view then is mostly reports
+  // it had not heard, and the sender tells the fleet's transitions.
+  void observe(const Roster& roster, const verdict::Evaluation& evaluation, bool catching_up = false);
 
   // The owner takes every pending alert to deliver. A node that is not the
   // owner drops those at or before `handled_before_ms` (the owner's latest
@@ -89,6 +92,7 @@ class AlertTracker {
   std::uint64_t roster_version_ = 0;
   UnixMs baseline_ms_ = 0;      // the time of the baseline evaluation
   DurationMs catch_up_ms_ = 0;  // the roster's stale_after_ms
+  bool catching_up_ = false;    // observe()'s, for track()
   std::map<ServerId, ServerTrack> tracks_;  // bounded by the roster
   std::deque<Alert> pending_;
 };

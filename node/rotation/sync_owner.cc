@@ -25,14 +25,18 @@ ReportTimes report_times(const verdict::Evaluation& evaluation) {
 std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
                                    const ReportTimes& times, std::span<const ServerId> candidates) {
   const DurationMs age_max = owner_report_age_max_ms(roster.params);
-  // Two tiers: the steady candidates first (no healthy -> failing change in
-  // their last hour, not held out), then any that is ok. A candidate whose
-  // service flaps is ok one moment and not the next; as the owner it handed
-  // the sync (and the alerts pending at each hand-over) back and forth every
-  // few seconds (tests/panels/alert_soak, 2026-12-05).
+  // Four tiers, best first: warm and steady, warm, warming and steady,
+  // warming. A warming candidate started lately and may judge from reports
+  // it has not caught up with yet (node/agent/warm_up.h): a restarted
+  // sender once took the role back within a second and re-enabled a host
+  // the fleet held out (tests/panels/alert_soak, 2026-12-05). A candidate
+  // whose service flaps is ok one moment and not the next; as the owner it
+  // handed the sync (and the alerts pending at each hand-over) back and
+  // forth every few seconds (the same soak). A fleet that starts at once
+  // is warming everywhere and still has an owner.
   std::optional<ServerId> best;
   std::uint64_t best_score = 0;
-  bool best_steady = false;
+  int best_tier = 0;
   for (std::size_t i = 0; i < evaluation.servers.size() && i < times.last_report_ms.size(); ++i) {
     const verdict::ServerVerdict& server = evaluation.servers[i];
     if (!candidates.empty() && std::find(candidates.begin(), candidates.end(), server.id) == candidates.end()) {
@@ -41,14 +45,16 @@ std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluati
     const UnixMs last = times.last_report_ms[i];
     if (server.status != verdict::ServerStatus::ok || last <= 0) continue;
     if (times.now_ms - last > age_max) continue;
+    const bool warm = i >= times.warming.size() || !times.warming[i];
     const bool steady = server.flap_changes == 0 && !server.flags.held_out;
+    const int tier = (warm ? 2 : 0) + (steady ? 1 : 0);
     const std::uint64_t score = owner_score(roster.version, server.id);
-    const bool better = !best || (steady && !best_steady) ||
-                        (steady == best_steady && (score > best_score || (score == best_score && server.id < *best)));
+    const bool better = !best || tier > best_tier ||
+                        (tier == best_tier && (score > best_score || (score == best_score && server.id < *best)));
     if (better) {
       best = server.id;
       best_score = score;
-      best_steady = steady;
+      best_tier = tier;
     }
   }
   return best;

@@ -4,8 +4,9 @@
 // evaluation and the roster, so every converged node names the same one
 // with no election and no message: the highest rendezvous score of
 // (roster version, server id) among the candidates that are themselves ok
-// and reported lately, steady ones (no flap in their last hour, not held
-// out) before the others. When the owner goes silent its status and its last
+// and reported lately; warm ones (their latest report does not say they
+// started lately: node/agent/warm_up.h) before warming ones, and of those,
+// steady ones (no flap in their last hour, not held out) before the others. When the owner goes silent its status and its last
 // report say so everywhere, and the next candidate in score order takes over.
 #pragma once
 
@@ -38,13 +39,17 @@ DurationMs owner_report_age_max_ms(const Parameters& params);
 struct ReportTimes {
   std::vector<UnixMs> last_report_ms;  // roster order
   UnixMs now_ms = 0;
+  // Roster order: the latest report says its node is warming
+  // (Report::warming). Empty: none is.
+  std::vector<bool> warming;
 };
 ReportTimes report_times(const verdict::Evaluation& evaluation);
 
 // The sync owner by this evaluation: of the roster's servers listed in
 // `candidates` (empty: every server), those whose status is ok and whose
-// latest report is at most owner_report_age_max_ms old; the one of highest
-// owner_score. nullopt: no candidate qualifies.
+// latest report is at most owner_report_age_max_ms old; of the first tier
+// that has any (warm and steady, warm, warming and steady, warming), the
+// one of highest owner_score. nullopt: no candidate qualifies.
 // REQUIRES: `evaluation` is of `roster`; `times` has one entry per server.
 std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
                                    const ReportTimes& times, std::span<const ServerId> candidates);

@@ -69,6 +69,20 @@ TEST_CASE("a node catching up after its start: leaving no_data is no transition 
   CHECK(tracker.pending() == 1);
 }
 
+TEST_CASE("a warming node catching up while another is the sender: every change moves its baseline silently") {
+  const Roster roster = fleet();
+  AlertTracker tracker;
+  tracker.observe(roster, at(roster, 1'000), true);  // the baseline, from old reports
+  tracker.observe(roster, at(roster, 2'000, ServerStatus::unreachable), true);  // caught up: it was out
+  CHECK(tracker.pending() == 0);
+  tracker.observe(roster, at(roster, 3'000), false);  // warm: a transition again
+  const auto alerts = tracker.take_pending();
+  REQUIRE(alerts.size() == 1);
+  CHECK(alerts[0].from == "unreachable");
+  CHECK(alerts[0].to == "ok");
+  CHECK(alerts[0].at_ms == 3'000);
+}
+
 TEST_CASE("held out while ok is a state of its own") {
   const Roster roster = fleet();
   AlertTracker tracker;

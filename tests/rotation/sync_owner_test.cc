@@ -75,6 +75,34 @@ TEST_CASE("a candidate that flapped in its last hour, or is held out, yields to 
   CHECK(sync_owner(roster, evaluation, {}) == order[0]);
 }
 
+TEST_CASE("a candidate whose report says it is warming yields to a warm one, flapping or not") {
+  // Found by tests/panels/alert_soak: a restarted sender took its role
+  // back within a second and re-enabled a host from reports it had not
+  // caught up with (node/agent/warm_up.h).
+  const Roster roster = nine();
+  auto evaluation = test::table_evaluation(roster);
+  const auto order = by_score(roster);
+  ReportTimes times = report_times(evaluation);
+  times.warming.assign(roster.servers.size(), false);
+  times.warming[*roster.index_of(order[0])] = true;
+  CHECK(sync_owner(roster, evaluation, times, {}) == order[1]);
+  CHECK(write_right(roster, evaluation, times, {}, order[0], false).right == WriteRight::not_owner);
+  // Warm before steady: a warm candidate that flapped beats a warming steady one.
+  for (std::size_t k = 1; k < order.size(); ++k) test::server(evaluation, order[k]).flap_changes = 1;
+  CHECK(sync_owner(roster, evaluation, times, {}) == order[1]);
+  // The only warm candidate gone: the warming steady one rather than none.
+  test::set_status(evaluation, order[1], ServerStatus::no_data);
+  for (std::size_t k = 2; k < order.size(); ++k) times.warming[*roster.index_of(order[k])] = true;
+  CHECK(sync_owner(roster, evaluation, times, {}) == order[0]);
+  // A fleet that starts at once is warming everywhere and still has its
+  // owner by score; the same as no warming at all.
+  evaluation = test::table_evaluation(roster);
+  times.warming.assign(roster.servers.size(), true);
+  CHECK(sync_owner(roster, evaluation, times, {}) == order[0]);
+  times.warming.clear();
+  CHECK(sync_owner(roster, evaluation, times, {}) == order[0]);
+}
+
 TEST_CASE("report times given apart from the evaluation: the agent's current ones") {
   const Roster roster = nine();
   const auto evaluation = test::table_evaluation(roster);  // every report 1 s old at its time
