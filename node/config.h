@@ -67,8 +67,8 @@ struct GossipConfig {
 // [probe]: how this node probes its targets (docs/PROTOCOL.md, "Probes").
 struct ProbeConfig {
   std::uint32_t tls_every = agent::kDefaultTlsEvery;  // a country's witnesses of a target make one TLS handshake every k probe intervals, taking turns (and more: docs/PROTOCOL.md, "Probes")
-  DurationMs connect_timeout_ms = 5'000;  // outlasts TCP's SYN retransmits (1 s, 3 s)
-  DurationMs tls_timeout_ms = 10'000;
+  DurationMs connect_timeout_ms = agent::kDefaultProbeConnectTimeoutMs;
+  DurationMs tls_timeout_ms = agent::kDefaultProbeTlsTimeoutMs;
   std::uint32_t concurrent_max = 32;  // probes in flight at once
   std::string source_address;         // local IP literal probes bind to; "" = any
   bool operator==(const ProbeConfig&) const = default;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/time.h"
+#include "node/agent/config.h"
 #include "node/agent/effects.h"
 
 namespace boost::asio {
@@ -24,10 +25,9 @@ class io_context;
 namespace mesh::node {
 
 struct ProbeSettings {
-  // Resolution and TCP connect together. 5 s outlasts Linux's SYN retransmits at 1
-  // and 3 s: under 10% loss a 1 s deadline makes false failure streaks.
-  DurationMs connect_timeout_ms = 5'000;
-  DurationMs tls_timeout_ms = 10'000;  // the TLS handshake, from TCP up
+  // Resolution and TCP connect together (node/agent/config.h).
+  DurationMs connect_timeout_ms = agent::kDefaultProbeConnectTimeoutMs;
+  DurationMs tls_timeout_ms = agent::kDefaultProbeTlsTimeoutMs;  // the TLS handshake, from TCP up
   std::string source_address;          // IP literal to bind to; empty: any
   std::size_t concurrent_max = 32;     // probes in flight at once; the rest wait FIFO
   // Probes waiting for a slot. A request arriving when the queue is full is

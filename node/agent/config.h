@@ -15,6 +15,13 @@ namespace mesh::agent {
 // The default of AgentConfig::tls_every, and so of the daemon's [probe]
 // tls_every and meshsim's [sim] tls_every.
 inline constexpr std::uint32_t kDefaultTlsEvery = 5;
+// The prober's deadlines, and so the daemon's [probe] connect_timeout_ms
+// and tls_timeout_ms and meshsim's [sim] probe_timeout_ms: resolution and
+// TCP connect together (5 s outlasts Linux's SYN retransmits at 1 and 3 s:
+// under 10% loss a 1 s deadline makes false failure streaks), then the TLS
+// handshake from TCP up.
+inline constexpr DurationMs kDefaultProbeConnectTimeoutMs = 5'000;
+inline constexpr DurationMs kDefaultProbeTlsTimeoutMs = 10'000;
 
 struct AgentConfig {
   // The gossip core's settings: this node's id and key, the operator key,

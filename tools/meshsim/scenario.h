@@ -162,7 +162,7 @@ struct SimParams {
   DurationMs check_interval_ms = 30'000;  // verdicts of every node are evaluated this often
   std::uint32_t tls_every = agent::kDefaultTlsEvery;  // AgentConfig::tls_every: a country's TLS turn, in probe intervals
   std::uint32_t syn_attempts = 3;         // TCP connect attempts within the probe deadline
-  DurationMs probe_timeout_ms = 5'000;    // the prober's connect deadline: an unanswered probe ends then
+  DurationMs probe_timeout_ms = agent::kDefaultProbeConnectTimeoutMs;  // an unanswered probe ends then
   std::uint32_t tcp_probe_bytes = 280;    // connect + RST, both directions (node/agent/wire_cost.h)
   std::uint32_t tls_probe_bytes = 2'400;  // TLS up to the ServerHello, both directions (docs/PROTOCOL.md, "Probes")
   GossipLoss gossip_loss = GossipLoss::stream;
