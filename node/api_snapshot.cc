@@ -146,6 +146,7 @@ std::shared_ptr<api::ApiSnapshot> build_api_snapshot(const SnapshotInputs& in) {
   const agent::ClockState clock = agent.clock(in.now_ms);
   snapshot->clock_suspect = agent::to_string(clock.suspect);
   snapshot->clock_offset_ms = clock.offset_ms;
+  snapshot->warming = agent.warming(in.now_ms);
   add_counters(snapshot->metrics, in);
   snapshot->panel_sync = in.panel_sync;
   snapshot->alerts = in.alerts;

@@ -247,7 +247,6 @@ Result<AgentEffects, AgentError> Agent::start(const StoredState& stored, UnixMs 
   impl_->volume_.roll(now);
   AgentEffects out;
   impl_->absorb(impl_->core_.load(stored.records, now), out, now);
-  impl_->warm_ = !impl_->holds_others_reports();
   return out;
 }
 

@@ -88,14 +88,10 @@ class Agent::Impl {
   ProbeView current_view(UnixMs now);
   // What a report of `self_check` and `view` published at `now` means.
   ReportMeaning meaning_at(const SelfCheck& self_check, const ProbeView& view, UnixMs now) const;
-  // Whether the core holds a report of any member but this node: one read
-  // from the store at the start may be stale (warm_up.h); none, and the
-  // node is warm from the start.
-  bool holds_others_reports() const;
   // Agent::warming: not yet warm_, and still_warming(now).
   bool warming(UnixMs now) const { return !warm_ && still_warming(now); }
-  // Within warm_up_ms of the start, and some other member's latest report
-  // that is not stale was not heard since the start (warm_up.h).
+  // Within warm_up_ms of the start, and some other member was not heard
+  // since the start (warm_up.h).
   bool still_warming(UnixMs now) const;
   // Whether the report this node would publish now means something other
   // than the last one published (true before the first).

@@ -127,27 +127,18 @@ ReportMeaning Agent::Impl::meaning_at(const SelfCheck& self_check, const ProbeVi
   return meaning;
 }
 
-bool Agent::Impl::holds_others_reports() const {
-  const Roster* roster = core_.roster();
-  if (roster == nullptr) return false;
-  const std::optional<std::uint32_t> self = core_.self_index();
-  for (std::uint32_t i = 0; i < roster->servers.size(); ++i) {
-    if ((!self || i != *self) && core_.report_of(i)) return true;
-  }
-  return false;
-}
-
 bool Agent::Impl::still_warming(UnixMs now) const {
   const Roster* roster = core_.roster();
   if (!started_ || roster == nullptr) return true;
   const std::size_t count = roster->servers.size();
   if (now - started_ms_ >= warm_up_ms(roster->params, count)) return false;
-  const DurationMs stale_after = effective_stale_after_ms(roster->params, count);
+  // A member whose stored report is stale is waited for too: a node away
+  // longer than stale_after_ms holds only stale reports, sees every member
+  // no_data (all in rotation), and would enable the hosts the fleet holds
+  // out. A member that is down keeps it warming to the cap.
   const std::optional<std::uint32_t> self = core_.self_index();
   for (std::uint32_t i = 0; i < count; ++i) {
     if (self && i == *self) continue;
-    const std::optional<gossip::HeldRecord> held = core_.report_of(i);
-    if (held && now - held->envelope->timestamp_ms > stale_after) continue;  // no_data everywhere
     if (!heard_since_start_.contains(roster->servers[i].id)) return true;
   }
   return false;

@@ -144,6 +144,7 @@ Json mesh_json(const ApiSnapshot& snapshot) {
           {"records", snapshot.records},
           {"partitioned", snapshot.evaluation != nullptr && snapshot.evaluation->partitioned},
           {"clock", {{"suspect", snapshot.clock_suspect}, {"offset_ms", snapshot.clock_offset_ms}}},
+          {"warming", snapshot.warming},
           {"peers", std::move(peers)},
           {"volume", {{"used_today", snapshot.volume_used_bytes},
                       {"cap", snapshot.volume_cap_bytes},

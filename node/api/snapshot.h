@@ -107,6 +107,7 @@ struct ApiSnapshot {
   bool volume_tight = false;
   std::string clock_suspect = "none";  // agent::ClockSuspect: none, ahead, behind
   DurationMs clock_offset_ms = 0;
+  bool warming = false;  // agent::Agent::warming (node/agent/warm_up.h)
   MetricsInput metrics;
   std::optional<SyncStatus> panel_sync;  // nullopt: no [panel]
   std::optional<AlertStatus> alerts;     // nullopt: no [alerts]

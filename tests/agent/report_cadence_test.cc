@@ -118,9 +118,9 @@ TEST_CASE("above 128 servers the heartbeat scales with the roster's size") {
 // heard, since its start, every member whose report is not stale, and at
 // the latest a heartbeat interval and a margin on; the end is published at
 // once, not at the next heartbeat.
-TEST_CASE("a first start holds nothing stale: warm from the start") {
+TEST_CASE("a fleet started at once is warm within seconds of its last first report") {
   Fleet fleet(4, cadence_roster(4));
-  CHECK_FALSE(fleet.agent(0).warming(fleet.now));
+  CHECK(fleet.agent(0).warming(fleet.now));  // a first start holds nothing: every member no_data
   fleet.run_for(30'000);
   for (std::uint32_t i = 0; i < 4; ++i) CHECK_FALSE(fleet.agent(i).warming(fleet.now));
   REQUIRE(held_report(fleet).has_value());
@@ -152,7 +152,27 @@ TEST_CASE("a restarted node is warming until it has heard every reporting member
   CHECK_FALSE(held_report(fleet)->warming);
 }
 
-TEST_CASE("a member silent but not yet stale holds a restarted node's warm-up to its cap") {
+TEST_CASE("a node away longer than stale_after_ms warms up too: it holds nothing at its start") {
+  Fleet fleet(4, cadence_roster(4));
+  fleet.run_for(90'000);
+  fleet.kill(0);
+  fleet.run_for(900'000);  // 15 minutes: stale after 12
+  fleet.start(0);  // its store keeps no report that old: it holds nothing
+  const UnixMs restarted = fleet.now;
+  CHECK(fleet.agent(0).warming(fleet.now));
+  while (fleet.agent(0).warming(fleet.now) && fleet.now - restarted < 400'000) fleet.step();
+  // Warm once SYNC brought it every member's current report: the others'
+  // copies, byte for byte.
+  CHECK(fleet.now - restarted < 30'000);
+  for (std::uint32_t origin = 1; origin < 4; ++origin) {
+    const std::uint32_t reference = origin == 1 ? 2 : 1;
+    REQUIRE(fleet.agent(0).core().report_of(origin).has_value());
+    CHECK(fleet.agent(0).core().report_of(origin)->envelope->raw ==
+          fleet.agent(reference).core().report_of(origin)->envelope->raw);
+  }
+}
+
+TEST_CASE("a member that is down holds a restarted node's warm-up to its cap") {
   Fleet fleet(4, cadence_roster(4));
   fleet.run_for(90'000);
   fleet.kill(3);  // for good

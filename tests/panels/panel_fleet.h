@@ -76,6 +76,8 @@ inline std::optional<std::uint32_t> agreed_owner(const DaemonFleet& fleet) {
     if (!mesh.is_object() || !mesh["panel_sync"].is_object() || !mesh["panel_sync"]["owner"].is_string()) {
       return std::nullopt;
     }
+    // A node still warming may yet take the role (node/agent/warm_up.h).
+    if (mesh.value("warming", true)) return std::nullopt;
     const std::string owner = mesh["panel_sync"]["owner"];
     if (named && *named != owner) return std::nullopt;
     named = owner;
