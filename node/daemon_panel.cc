@@ -59,19 +59,19 @@ void Daemon::drive_panel() {
     times.warming.push_back(held && held->report != nullptr && held->report->warming);
   }
   const bool clock_suspect = agent_->clock(now).suspect != agent::ClockSuspect::none;
+  const bool warming = agent_->warming(now);
   if (panel_->panel_on()) {
-    panel_->offer_sync(panel::SyncInput{
-        roster, verdicts,
-        rotation::write_right(*roster, *verdicts, times, config_.panel.candidates, config_.node_id, clock_suspect)});
+    panel_->offer_sync(panel::SyncInput{roster, verdicts,
+                                        rotation::write_right(*roster, *verdicts, times, config_.panel.candidates,
+                                                              config_.node_id, clock_suspect, warming)});
   }
   if (!panel_->alerts_on()) return;
-  const rotation::OwnerView sender =
-      rotation::write_right(*roster, *verdicts, times, config_.alerts.candidates, config_.node_id, clock_suspect);
+  const rotation::OwnerView sender = rotation::write_right(*roster, *verdicts, times, config_.alerts.candidates,
+                                                           config_.node_id, clock_suspect, warming);
   if (verdicts != tracked_verdicts_) {
-    // Warming, with another node the sender: this node's view is catching
-    // up (node/agent/warm_up.h), and the sender tells what happens.
-    const bool catching_up = agent_->warming(now) && sender.owner && *sender.owner != config_.node_id;
-    alert_tracker_.observe(*roster, *verdicts, catching_up);
+    // Warming: what moves in this node's view is mostly its own catching up
+    // (node/agent/warm_up.h); a warm sender tells what happens.
+    alert_tracker_.observe(*roster, *verdicts, warming);
     tracked_verdicts_ = verdicts;
   }
   if (sender.right == rotation::WriteRight::owner) {

@@ -145,9 +145,9 @@ class Agent {
   // Whether this node's clock seems to disagree with the fleet's, at `now`
   // (node/agent/clock_watch.h).
   ClockState clock(UnixMs now) const;
-  // Whether this node is still warming up at `now` (detection.h,
-  // warm_up_ms): started lately, it may not hold every member's latest
-  // report yet, and its reports say so (Report::warming).
+  // Whether this node is still warming up at `now` (node/agent/warm_up.h):
+  // started lately, it may not hold every member's latest report yet, and
+  // its reports say so (Report::warming).
   bool warming(UnixMs now) const;
   // The latest verdict snapshot (as last returned in AgentEffects::verdicts),
   // or null before the first evaluation.

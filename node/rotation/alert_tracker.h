@@ -65,9 +65,9 @@ class AlertTracker {
   // stale_after_ms after that, a node is still gathering the fleet's
   // reports: a server leaving `no_data` then is this node catching up, not
   // a transition, and moves the baseline silently. So does every change
-  // while `catching_up` (this node is warming and another is the sender:
-  // node/agent/warm_up.h): what moves in its view then is mostly reports
-  // it had not heard, and the sender tells the fleet's transitions.
+  // while `catching_up` (this node is warming: node/agent/warm_up.h): what
+  // moves in its view then is mostly reports it had not heard, and a warm
+  // sender tells the fleet's transitions.
   void observe(const Roster& roster, const verdict::Evaluation& evaluation, bool catching_up = false);
 
   // The owner takes every pending alert to deliver. A node that is not the

@@ -67,16 +67,19 @@ const char* to_string(WriteRight right) {
     case WriteRight::no_owner: return "no_owner";
     case WriteRight::partitioned: return "partitioned";
     case WriteRight::clock_suspect: return "clock_suspect";
+    case WriteRight::warming: return "warming";
   }
   return "?";
 }
 
 OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
-                      std::span<const ServerId> candidates, std::string_view self, bool clock_suspect) {
+                      std::span<const ServerId> candidates, std::string_view self, bool clock_suspect,
+                      bool warming) {
   OwnerView view;
   view.owner = sync_owner(roster, evaluation, times, candidates);
   if (evaluation.partitioned) view.right = WriteRight::partitioned;
   else if (clock_suspect) view.right = WriteRight::clock_suspect;
+  else if (warming) view.right = WriteRight::warming;
   else if (!view.owner) view.right = WriteRight::no_owner;
   else view.right = *view.owner == self ? WriteRight::owner : WriteRight::not_owner;
   return view;

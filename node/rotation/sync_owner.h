@@ -65,6 +65,7 @@ enum class WriteRight : std::uint8_t {
   no_owner,       // no candidate qualifies (this node included)
   partitioned,    // its evaluation looks like a split fleet: it never writes then
   clock_suspect,  // the fleet's reports say its clock is off: it never writes then
+  warming,        // it started lately and has not caught up (node/agent/warm_up.h): it never writes then
 };
 const char* to_string(WriteRight right);
 
@@ -74,9 +75,14 @@ struct OwnerView {
 };
 
 // The write right of node `self`: owner by its own view, its evaluation
-// not partitioned, its clock not suspect (the agent's clock watch).
+// not partitioned, its clock not suspect (the agent's clock watch), and it
+// not warming (Agent::warming: a node that names itself while warming does
+// so only as the last candidate its unripe view shows; a restarted node
+// whose stored reports were all stale named itself the sender and told
+// its own catching up as transitions: the alert soak, 2026-12-05).
 OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
-                      std::span<const ServerId> candidates, std::string_view self, bool clock_suspect);
+                      std::span<const ServerId> candidates, std::string_view self, bool clock_suspect,
+                      bool warming = false);
 inline OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation,
                              std::span<const ServerId> candidates, std::string_view self, bool clock_suspect) {
   return write_right(roster, evaluation, report_times(evaluation), candidates, self, clock_suspect);

@@ -69,7 +69,7 @@ TEST_CASE("a node catching up after its start: leaving no_data is no transition 
   CHECK(tracker.pending() == 1);
 }
 
-TEST_CASE("a warming node catching up while another is the sender: every change moves its baseline silently") {
+TEST_CASE("a warming node catching up: every change moves its baseline silently") {
   const Roster roster = fleet();
   AlertTracker tracker;
   tracker.observe(roster, at(roster, 1'000), true);  // the baseline, from old reports

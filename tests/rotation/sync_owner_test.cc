@@ -148,6 +148,11 @@ TEST_CASE("write_right: only the owner writes, and never from a partitioned view
   CHECK(write_right(roster, evaluation, {}, other, false).right == WriteRight::not_owner);
   CHECK(write_right(roster, evaluation, {}, other, false).owner == owner);
   CHECK(write_right(roster, evaluation, {}, owner, true).right == WriteRight::clock_suspect);
+  // Warming: it may name itself, as the last candidate its unripe view shows; it writes nothing.
+  const OwnerView warming = write_right(roster, evaluation, report_times(evaluation), {}, owner, false, true);
+  CHECK(warming.right == WriteRight::warming);
+  CHECK(warming.owner == owner);
+  CHECK(std::string(to_string(WriteRight::warming)) == "warming");
   evaluation.partitioned = true;
   CHECK(write_right(roster, evaluation, {}, owner, false).right == WriteRight::partitioned);
   evaluation.partitioned = false;
