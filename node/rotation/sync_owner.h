@@ -6,8 +6,9 @@
 // (roster version, server id) among the candidates that are themselves ok
 // and reported lately; warm ones (their latest report does not say they
 // started lately: node/agent/warm_up.h) before warming ones, and of those,
-// steady ones (no flap in their last hour, not held out) before the others. When the owner goes silent its status and its last
-// report say so everywhere, and the next candidate in score order takes over.
+// steady ones (no flap in their last hour, not held out) before the
+// others. When the owner goes silent its status and its last report say
+// so everywhere, and the next candidate in score order takes over.
 #pragma once
 
 #include <cstdint>
