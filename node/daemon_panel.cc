@@ -68,11 +68,14 @@ void Daemon::drive_panel() {
   if (!panel_->alerts_on()) return;
   const rotation::OwnerView sender = rotation::write_right(*roster, *verdicts, times, config_.alerts.candidates,
                                                            config_.node_id, clock_suspect, warming);
-  if (verdicts != tracked_verdicts_) {
+  if (verdicts != tracked_verdicts_ || warming != tracked_warming_) {
     // Warming: what moves in this node's view is mostly its own catching up
-    // (node/agent/warm_up.h); a warm sender tells what happens.
+    // (node/agent/warm_up.h); a warm sender tells what happens. The tracker
+    // sees the end of the warm-up even when the verdicts did not move, so
+    // that only the evaluation it ended in is silent.
     alert_tracker_.observe(*roster, *verdicts, warming);
     tracked_verdicts_ = verdicts;
+    tracked_warming_ = warming;
   }
   if (sender.right == rotation::WriteRight::owner) {
     panel_->deliver(alert_tracker_.take_pending());

@@ -42,7 +42,8 @@ const char* to_string(Alert::Kind kind) {
 
 void AlertTracker::observe(const Roster& roster, const verdict::Evaluation& evaluation, bool catching_up) {
   if (evaluation.servers.size() != roster.servers.size()) return;
-  catching_up_ = catching_up;
+  catching_up_ = catching_up || was_catching_up_;
+  was_catching_up_ = catching_up;
   if (roster.version != roster_version_) {
     tracks_.clear();  // a new roster: its first evaluation is the baseline
     roster_version_ = roster.version;

@@ -67,7 +67,9 @@ class AlertTracker {
   // a transition, and moves the baseline silently. So does every change
   // while `catching_up` (this node is warming: node/agent/warm_up.h): what
   // moves in its view then is mostly reports it had not heard, and a warm
-  // sender tells the fleet's transitions.
+  // sender tells the fleet's transitions. The first evaluation after
+  // catching up ends is silent too: it took in the report that ended it
+  // (the last member heard from), which a warm sender has already told.
   void observe(const Roster& roster, const verdict::Evaluation& evaluation, bool catching_up = false);
 
   // The owner takes every pending alert to deliver. A node that is not the
@@ -93,6 +95,7 @@ class AlertTracker {
   UnixMs baseline_ms_ = 0;      // the time of the baseline evaluation
   DurationMs catch_up_ms_ = 0;  // the roster's stale_after_ms
   bool catching_up_ = false;    // observe()'s, for track()
+  bool was_catching_up_ = false;  // the previous observe()'s `catching_up`
   std::map<ServerId, ServerTrack> tracks_;  // bounded by the roster
   std::deque<Alert> pending_;
 };
