@@ -57,6 +57,7 @@ void Daemon::drive_panel() {
     auto held = agent_->core().report_of(i);
     times.last_report_ms.push_back(held ? held->envelope->timestamp_ms : 0);
     times.warming.push_back(held && held->report != nullptr && held->report->warming);
+    times.alert_sender.push_back(held && held->report != nullptr && held->report->alert_sender);
   }
   const bool clock_suspect = agent_->clock(now).suspect != agent::ClockSuspect::none;
   const bool warming = agent_->warming(now);
@@ -77,12 +78,20 @@ void Daemon::drive_panel() {
     tracked_verdicts_ = verdicts;
     tracked_warming_ = warming;
   }
-  if (sender.right == rotation::WriteRight::owner) {
+  const bool sending = sender.right == rotation::WriteRight::owner;
+  agent_->set_alert_sender(sending);  // its reports say so: the others drop only what a sender claimed
+  if (sending) {
     panel_->deliver(alert_tracker_.take_pending());
-  } else if (sender.owner) {
-    const UnixMs handled = times.last_report_ms[*roster->index_of(*sender.owner)];
-    alert_tracker_.drop_handled(handled - kAlertHandoverMarginMs);
+    return;
   }
+  // A sender's claim (its report saying it sends) dealt with what it saw up
+  // to then; a node this one merely names as the sender may not see itself
+  // as one (under load views differ: the soak's run A lost transitions
+  // so). Without any claim the transitions wait for a takeover, but not
+  // longer than twice what a silent sender takes to be replaced.
+  UnixMs handled = now - 2 * rotation::owner_report_age_max_ms(*roster);
+  if (auto claim = rotation::latest_sender_claim(times)) handled = std::max(handled, *claim);
+  alert_tracker_.drop_handled(handled - kAlertHandoverMarginMs);
 }
 
 }  // namespace mesh::node

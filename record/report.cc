@@ -169,11 +169,13 @@ const char* to_string(ReportError error) {
 Bytes encode_report_payload(const Report& report, UnixMs record_timestamp_ms) {
   msgpack::sbuffer buffer;
   Packer packer(buffer);
-  packer.pack_array(report.warming ? kReportFieldsFlagged : kReportFields);
+  const std::uint64_t flags = (report.warming ? kReportFlagWarming : 0) |
+                              (report.alert_sender ? kReportFlagAlertSender : 0);
+  packer.pack_array(flags != 0 ? kReportFieldsFlagged : kReportFields);
   pack_self_check(packer, report.self_check, report.flapping);
   pack_metrics(packer, report.metrics);
   pack_view(packer, report.view, record_timestamp_ms);
-  if (report.warming) packer.pack_uint64(kReportFlagWarming);
+  if (flags != 0) packer.pack_uint64(flags);
   MESH_CHECK(buffer.size() <= kReportPayloadBytesMax, "report payload over its limit");
   const auto* begin = reinterpret_cast<const std::uint8_t*>(buffer.data());
   return Bytes(begin, begin + buffer.size());

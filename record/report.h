@@ -110,6 +110,10 @@ struct Report {
   // be stale, so no node names it the panel's writer or the alerts' sender
   // while another can be (docs/PANELS.md, "One writer").
   bool warming = false;
+  // The node delivers the fleet's alerts now (docs/PANELS.md, "Takeover"):
+  // the others drop the transitions it has dealt with only on its word,
+  // never on their own guess of who the sender is.
+  bool alert_sender = false;
   bool operator==(const Report&) const = default;
 };
 

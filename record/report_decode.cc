@@ -118,17 +118,25 @@ Status<ReportError> expect_array(Reader& reader, const Where& where, std::uint32
   return Ok{};
 }
 
-// The top level's element count: 3, or 4 with the flags.
-Result<std::uint32_t, ReportError> top_level(Reader& reader) {
+// An array of `shorter` elements, or `longer` with its optional ones; the
+// count found. (The top level: 3, or 4 with the flags; a self-check: 3, or
+// 5 with the flap hold-down.)
+Result<std::uint32_t, ReportError> array_of(Reader& reader, const char* name, std::uint32_t shorter,
+                                            std::uint32_t longer) {
   std::uint32_t found = 0;
   if (reader.read_array_header(&found) != ReadStatus::ok) {
-    return fail(ReportError::malformed, "top level: not an array");
+    return fail(ReportError::malformed, std::string(name) + ": not an array");
   }
-  if (found != kReportFields && found != kReportFieldsFlagged) {
-    return fail(ReportError::malformed,
-                "top level: array of " + std::to_string(found) + " elements, expected 3 or 4");
+  if (found != shorter && found != longer) {
+    return fail(ReportError::malformed, std::string(name) + ": array of " + std::to_string(found) +
+                                            " elements, expected " + std::to_string(shorter) + " or " +
+                                            std::to_string(longer));
   }
   return found;
+}
+
+Result<std::uint32_t, ReportError> top_level(Reader& reader) {
+  return array_of(reader, "top level", kReportFields, kReportFieldsFlagged);
 }
 
 template <class Where>
@@ -169,14 +177,9 @@ Result<UnixMs, ReportError> read_time(Reader& reader, const Where& where, UnixMs
 
 template <Keep kKeep>
 Status<ReportError> decode_self_check(Reader& reader, SelfCheck& out, Flapping& flapping) {
-  std::uint32_t fields = 0;
-  if (reader.read_array_header(&fields) != ReadStatus::ok) {
-    return fail(ReportError::malformed, "self_check: not an array");
-  }
-  if (fields != kSelfCheckFields && fields != kSelfCheckFieldsFlapping) {
-    return fail(ReportError::malformed,
-                "self_check: array of " + std::to_string(fields) + " elements, expected 3 or 5");
-  }
+  auto counted = array_of(reader, "self_check", kSelfCheckFields, kSelfCheckFieldsFlapping);
+  if (!counted) return counted.error();
+  const std::uint32_t fields = *counted;
   if (reader.read_bool(&out.listener_ok) != ReadStatus::ok ||
       reader.read_bool(&out.service_ok) != ReadStatus::ok) {
     return fail(ReportError::malformed, "self_check: listener_ok and service_ok must be booleans");
@@ -520,6 +523,7 @@ Status<ReportError> decode_in_order(ByteView payload, const Roster& roster,
     auto flags = decode_flags(reader);
     if (!flags) return flags.error();
     out.warming = (*flags & kReportFlagWarming) != 0;
+    out.alert_sender = (*flags & kReportFlagAlertSender) != 0;
   }
   if (!reader.at_end()) {
     return fail(ReportError::malformed, std::to_string(reader.remaining()) + " trailing bytes");

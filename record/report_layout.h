@@ -12,8 +12,9 @@ namespace mesh {
 inline constexpr std::size_t kReportFields = 3;     // [self_check, metrics, view]
 // ... + flags: written only when a flag is set.
 inline constexpr std::size_t kReportFieldsFlagged = 4;
-inline constexpr std::uint64_t kReportFlagWarming = 1;  // Report::warming
-inline constexpr std::uint64_t kReportFlagsKnown = kReportFlagWarming;
+inline constexpr std::uint64_t kReportFlagWarming = 1;      // Report::warming
+inline constexpr std::uint64_t kReportFlagAlertSender = 2;  // Report::alert_sender
+inline constexpr std::uint64_t kReportFlagsKnown = kReportFlagWarming | kReportFlagAlertSender;
 inline constexpr std::size_t kSelfCheckFields = 3;  // [listener_ok, service_ok, reason]
 // ... + flap changes, hold_ms: written only when the node flapped (Flapping::changes > 0).
 inline constexpr std::size_t kSelfCheckFieldsFlapping = 5;

@@ -276,6 +276,12 @@ void Agent::on_link_failed(std::string_view peer, UnixMs now) { impl_->core_.on_
 
 bool Agent::warming(UnixMs now) const { return impl_->warming(now); }
 
+void Agent::set_alert_sender(bool sender) {
+  if (impl_->alert_sender_ == sender) return;
+  impl_->alert_sender_ = sender;
+  impl_->meaning_dirty_ = true;
+}
+
 void Agent::on_link_up(std::string_view peer, UnixMs now) { impl_->core_.on_link_up(peer, now); }
 
 AgentEffects Agent::on_tick(UnixMs now) {

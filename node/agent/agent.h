@@ -149,6 +149,11 @@ class Agent {
   // started lately, it may not hold every member's latest report yet, and
   // its reports say so (Report::warming).
   bool warming(UnixMs now) const;
+  // Whether this node delivers the fleet's alerts now (the shell decides:
+  // node/rotation/sync_owner.h). Its reports say so (Report::alert_sender),
+  // and a change is news: the next report goes out at once (within the
+  // change gap), so that the others drop only what a sender has claimed.
+  void set_alert_sender(bool sender);
   // The latest verdict snapshot (as last returned in AgentEffects::verdicts),
   // or null before the first evaluation.
   std::shared_ptr<const verdict::Evaluation> verdicts() const;

@@ -123,6 +123,7 @@ class Agent::Impl {
   // from its store): warm_up.h. Dropped once warm_.
   std::unordered_set<ServerId> heard_since_start_;
   bool warm_ = false;  // warmed up once: never warming again until a restart
+  bool alert_sender_ = false;  // Agent::set_alert_sender's
 
   // Reports (docs/PROTOCOL.md, "When a node reports"): a self-check every
   // probe_interval_ms / 4; a report when what it means changes (at most one per

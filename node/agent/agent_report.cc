@@ -124,6 +124,7 @@ ReportMeaning Agent::Impl::meaning_at(const SelfCheck& self_check, const ProbeVi
   ReportMeaning meaning = meaning_of(self_check, view, verdict::epoch_of(now, roster.params), assigned_,
                                      roster.params.fail_streak);
   meaning.warming = warming(now);
+  meaning.alert_sender = alert_sender_;
   return meaning;
 }
 
@@ -220,6 +221,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   report.view = current_view(now);
   report.flapping = flaps_.at(timestamp);
   report.warming = warming(now);
+  report.alert_sender = alert_sender_;
   const Bytes payload = encode_report_payload(report, timestamp);
   const std::uint64_t seq = core_.held_seq(RecordKind::report, config_.core.self).value_or(0) + 1;
   const Bytes raw = encode_signed_record(RecordKind::report, config_.core.self, seq, timestamp,

@@ -54,6 +54,9 @@ struct ReportMeaning {
   // The node started lately (Report::warming): who may write to the panel
   // reads it, so its end is news.
   bool warming = false;
+  // The node delivers the fleet's alerts (Report::alert_sender): the others
+  // drop what it has dealt with on its word, so its start and end are news.
+  bool alert_sender = false;
   bool operator==(const ReportMeaning&) const = default;
 };
 

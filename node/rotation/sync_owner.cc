@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "record/fleet_scale.h"
 #include "verdict/hash.h"
 
 namespace mesh::rotation {
@@ -11,8 +12,10 @@ std::uint64_t owner_score(std::uint64_t roster_version, std::string_view server)
   return splitmix64(splitmix64(roster_version ^ 0x70616e656c6f776eull) ^ verdict::fnv1a64(server));
 }
 
-DurationMs owner_report_age_max_ms(const Parameters& params) {
-  return std::min(params.stale_after_ms, 2 * params.heartbeat_interval_ms);
+DurationMs owner_report_age_max_ms(const Roster& roster) {
+  const std::size_t count = roster.servers.size();
+  return std::min(effective_stale_after_ms(roster.params, count),
+                  2 * effective_heartbeat_ms(roster.params, count));
 }
 
 ReportTimes report_times(const verdict::Evaluation& evaluation) {
@@ -22,9 +25,17 @@ ReportTimes report_times(const verdict::Evaluation& evaluation) {
   return times;
 }
 
+std::optional<UnixMs> latest_sender_claim(const ReportTimes& times) {
+  std::optional<UnixMs> latest;
+  for (std::size_t i = 0; i < times.alert_sender.size() && i < times.last_report_ms.size(); ++i) {
+    if (times.alert_sender[i] && (!latest || times.last_report_ms[i] > *latest)) latest = times.last_report_ms[i];
+  }
+  return latest;
+}
+
 std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluation& evaluation,
                                    const ReportTimes& times, std::span<const ServerId> candidates) {
-  const DurationMs age_max = owner_report_age_max_ms(roster.params);
+  const DurationMs age_max = owner_report_age_max_ms(roster);
   // Four tiers, best first: warm and steady, warm, warming and steady,
   // warming. A warming candidate started lately and may judge from reports
   // it has not caught up with yet (node/agent/warm_up.h): a restarted

@@ -29,9 +29,11 @@ namespace mesh::rotation {
 std::uint64_t owner_score(std::uint64_t roster_version, std::string_view server);
 
 // How long ago a candidate's latest report may be: two heartbeats (a live
-// node reports at least once a heartbeat), and never more than the
-// roster's stale_after_ms.
-DurationMs owner_report_age_max_ms(const Parameters& params);
+// node reports at least once a heartbeat), and never more than
+// stale_after_ms, both as the roster's size scales them
+// (record/fleet_scale.h: above 128 servers a heartbeat is rarer, and an
+// owner held to the roster's own interval dropped out between two).
+DurationMs owner_report_age_max_ms(const Roster& roster);
 
 // When each server's latest report was signed (0: none), and the time to
 // judge their age at. The evaluation carries both as of its own time; a
@@ -43,8 +45,16 @@ struct ReportTimes {
   // Roster order: the latest report says its node is warming
   // (Report::warming). Empty: none is.
   std::vector<bool> warming;
+  // Roster order: the latest report says its node delivers the fleet's
+  // alerts (Report::alert_sender). Empty: none does.
+  std::vector<bool> alert_sender;
 };
 ReportTimes report_times(const verdict::Evaluation& evaluation);
+
+// The time of the latest report held that says its node delivers the
+// fleet's alerts (a sender's claim): that node dealt with the transitions
+// it saw up to then. nullopt: no report held says so.
+std::optional<UnixMs> latest_sender_claim(const ReportTimes& times);
 
 // The sync owner by this evaluation: of the roster's servers listed in
 // `candidates` (empty: every server), those whose status is ok and whose

@@ -192,6 +192,30 @@ TEST_CASE("a member that is down holds a restarted node's warm-up to its cap") {
   CHECK_FALSE(held_report(fleet)->warming);
 }
 
+// The alert sender says so in its reports (docs/PANELS.md, "Takeover"): the
+// others drop the transitions it dealt with on that word only, so taking
+// and leaving the role are news, not left for the next heartbeat.
+TEST_CASE("taking and leaving the alert sender's role publishes a report at once") {
+  Fleet fleet(3, cadence_roster(3));
+  fleet.run_for(400'000);  // warm, past the first reports' changes
+  const auto heartbeat = fleet.agent(0).counters().reports_published;
+  while (fleet.agent(0).counters().reports_published == heartbeat) fleet.step();
+  fleet.run_for(10'000);  // just after a heartbeat: the next is minutes away
+  CHECK_FALSE(held_report(fleet)->alert_sender);
+  const auto reports = fleet.agent(0).counters().reports_published;
+  fleet.agent(0).set_alert_sender(true);
+  fleet.agent(0).set_alert_sender(true);  // no change: no second report
+  fleet.run_for(20'000);
+  CHECK(fleet.agent(0).counters().reports_published == reports + 1);
+  CHECK(held_report(fleet)->alert_sender);
+  fleet.run_for(100'000);  // within the heartbeat: nothing new to say
+  CHECK(fleet.agent(0).counters().reports_published == reports + 1);
+  fleet.agent(0).set_alert_sender(false);
+  fleet.run_for(20'000);
+  CHECK(fleet.agent(0).counters().reports_published == reports + 2);
+  CHECK_FALSE(held_report(fleet)->alert_sender);
+}
+
 TEST_CASE("a clock step publishes a heartbeat at once") {
   Fleet fleet(3, cadence_roster(3));
   fleet.run_for(400'000);  // past the first reports' changes

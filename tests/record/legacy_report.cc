@@ -328,6 +328,7 @@ Result<Report, ReportError> decode_report_payload_msgpack_c(ByteView payload, co
     return fail(ReportError::impossible_value, "flags: " + std::to_string(*flags) + " sets an unknown bit");
   }
   report.warming = (*flags & kReportFlagWarming) != 0;
+  report.alert_sender = (*flags & kReportFlagAlertSender) != 0;
   return report;
 }
 

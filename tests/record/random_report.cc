@@ -136,7 +136,7 @@ Model random_valid_model(Draw& d, std::uint64_t version) {
   m.service_ok = d.chance(80);
   m.reason = random_reason(d);
   if (d.chance(20)) m.flapping = {d.between(1, kFlapChangesMax), d.between(0, kFlapHoldMsMax)};
-  if (d.chance(20)) m.flags = kReportFlagWarming;
+  if (d.chance(20)) m.flags = d.between(1, kReportFlagsKnown);
   for (std::uint64_t& v : m.metrics) v = d.chance(20) ? kU64Max : d.between(0, 1ull << 40);
   for (int i : {7, 9}) m.metrics[i] = d.chance(20) ? kU32Max : d.below(kU32Max);
   m.metrics[0] = d.chance(20) ? 1000 : d.below(1001);

@@ -476,6 +476,31 @@ TEST_CASE("a warming node's flag travels as a fourth element, only when set") {
   auto unflagged = decode(plain);
   REQUIRE(unflagged.ok());
   CHECK_FALSE(unflagged->warming);
+  CHECK_FALSE(unflagged->alert_sender);
+}
+
+// The node that delivers the fleet's alerts says so (flags bit 1,
+// docs/PANELS.md "Takeover"); both flags share the one element.
+TEST_CASE("the alert sender's flag shares the fourth element with warming") {
+  Report report = sample_report();
+  const Bytes plain = encode_report_payload(report, kNow);
+  report.alert_sender = true;
+  const Bytes sender = encode_report_payload(report, kNow);
+  CHECK(sender.size() == plain.size() + 1);
+  CHECK(sender[0] == 0x94);
+  CHECK(sender.back() == 0x02);
+  auto decoded = decode(sender);
+  REQUIRE(decoded.ok());
+  CHECK(decoded->alert_sender);
+  CHECK_FALSE(decoded->warming);
+  CHECK(*decoded == report);
+  report.warming = true;
+  const Bytes both = encode_report_payload(report, kNow);
+  CHECK(both.back() == 0x03);
+  auto both_decoded = decode(both);
+  REQUIRE(both_decoded.ok());
+  CHECK(*both_decoded == report);
+  CHECK(validate_report_payload(both, roster10(), 0, kNow).ok());
 }
 
 TEST_CASE("flags rules") {
@@ -498,8 +523,12 @@ TEST_CASE("flags rules") {
   CHECK(decode(with_flags([](Packer& p) { p.pack_uint8(1); })).ok());
   refused(with_flags([](Packer& p) { p.pack_uint8(0); }), ReportError::malformed,
           "flags: 0 is written by leaving it out");
-  refused(with_flags([](Packer& p) { p.pack_uint8(2); }), ReportError::impossible_value,
-          "flags: 2 sets an unknown bit");
+  CHECK(decode(with_flags([](Packer& p) { p.pack_uint8(2); })).ok());
+  CHECK(decode(with_flags([](Packer& p) { p.pack_uint8(3); })).ok());
+  refused(with_flags([](Packer& p) { p.pack_uint8(4); }), ReportError::impossible_value,
+          "flags: 4 sets an unknown bit");
+  refused(with_flags([](Packer& p) { p.pack_uint8(6); }), ReportError::impossible_value,
+          "flags: 6 sets an unknown bit");
   refused(with_flags([](Packer& p) { p.pack_uint64(~std::uint64_t{0}); }), ReportError::impossible_value,
           "sets an unknown bit");
   refused(with_flags([](Packer& p) { p.pack_true(); }), ReportError::malformed,

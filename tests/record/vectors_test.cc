@@ -86,7 +86,10 @@ TEST_CASE("the ok vectors' payloads decode: the roster, then the report against 
   CHECK(roster->servers.size() == 3);
   std::set<std::string> decoded_reports;
   for (const nlohmann::json& v : vectors) {
-    if (v["name"] != "report_ok" && v["name"] != "report_recovered" && v["name"] != "report_warming") continue;
+    if (v["name"] != "report_ok" && v["name"] != "report_recovered" && v["name"] != "report_warming" &&
+        v["name"] != "report_alert_sender") {
+      continue;
+    }
     decoded_reports.insert(v["name"].get<std::string>());
     std::uint32_t origin = roster->index_of(v["origin"].get<std::string>()).value();
     auto report = decode_report_payload(hex_bytes(v["payload"]), *roster, origin,
@@ -98,7 +101,8 @@ TEST_CASE("the ok vectors' payloads decode: the roster, then the report against 
     CHECK(report->view.results[0].recovered == (v["name"] == "report_recovered"));
     CHECK_FALSE(report->view.results[1].recovered);
     CHECK(report->warming == (v["name"] == "report_warming"));
+    CHECK(report->alert_sender == (v["name"] == "report_alert_sender"));
     CHECK(roster->servers[origin].key == public_key_from_hex(v["public_key"].get<std::string>()).value());
   }
-  CHECK(decoded_reports.size() == 3);
+  CHECK(decoded_reports.size() == 4);
 }

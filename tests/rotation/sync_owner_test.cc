@@ -5,6 +5,7 @@
 #include <map>
 
 #include "node/rotation/sync_owner.h"
+#include "record/fleet_scale.h"
 #include "tests/rotation/fixture.h"
 
 namespace mesh::rotation {
@@ -58,6 +59,40 @@ TEST_CASE("the owner is the highest score among the ok, lately reporting candida
   auto late = evaluation;
   test::server(late, order[0]).last_report_ms = late.now_ms - 4'000;  // exactly two heartbeats: still fresh
   CHECK(sync_owner(roster, late, {}) == order[0]);
+}
+
+TEST_CASE("above 128 servers a candidate's report may be two of the fleet's scaled heartbeats old") {
+  // Found by reading: the age was held to the roster's own heartbeat, so in
+  // a fleet of 400 (heartbeats every 15m37s) every owner dropped out
+  // between two of its heartbeats and the role moved with them.
+  std::vector<test::TableServer> servers;
+  for (int i = 0; i < 400; ++i) servers.push_back({"s" + std::to_string(i), i % 2 == 0 ? "DE" : "NL", {"all"}});
+  const Roster roster = test::table_roster(servers);
+  CHECK(owner_report_age_max_ms(roster) == std::min(effective_stale_after_ms(roster.params, 400),
+                                                    2 * effective_heartbeat_ms(roster.params, 400)));
+  CHECK(owner_report_age_max_ms(roster) > 2 * roster.params.heartbeat_interval_ms);
+  auto evaluation = test::table_evaluation(roster, 100'000'000);
+  const auto order = by_score(roster);
+  // Reported one heartbeat ago (15m37s): still the owner.
+  test::server(evaluation, order[0]).last_report_ms =
+      evaluation.now_ms - effective_heartbeat_ms(roster.params, 400);
+  CHECK(sync_owner(roster, evaluation, {}) == order[0]);
+  test::server(evaluation, order[0]).last_report_ms = evaluation.now_ms - owner_report_age_max_ms(roster) - 1;
+  CHECK(sync_owner(roster, evaluation, {}) == order[1]);
+  // At most 128 servers: the roster's own intervals.
+  CHECK(owner_report_age_max_ms(nine()) == 4'000);
+}
+
+TEST_CASE("the latest sender's claim: the newest report that says its node sends the alerts") {
+  ReportTimes times;
+  times.last_report_ms = {5'000, 9'000, 7'000, 8'000};
+  CHECK_FALSE(latest_sender_claim(times));  // no flags held
+  times.alert_sender = {false, false, false, false};
+  CHECK_FALSE(latest_sender_claim(times));
+  times.alert_sender = {true, false, true, false};
+  CHECK(latest_sender_claim(times) == 7'000);  // the newer of two claims (a hand-over under way)
+  times.alert_sender = {false, true, false, false};
+  CHECK(latest_sender_claim(times) == 9'000);
 }
 
 TEST_CASE("a candidate that flapped in its last hour, or is held out, yields to a steady one") {

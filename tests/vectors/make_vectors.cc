@@ -79,9 +79,11 @@ routes = ["eu"]
 
 // de-fra-1's view of roster version 1: target 1 ok (`ok_streak`, flagged
 // recovered or not), target 2 failing.
-Bytes report_payload(std::uint32_t ok_streak = 12, bool recovered = false, bool warming = false) {
+Bytes report_payload(std::uint32_t ok_streak = 12, bool recovered = false, bool warming = false,
+                     bool alert_sender = false) {
   Report report;
   report.warming = warming;
+  report.alert_sender = alert_sender;
   report.metrics = {137, 24'117'248, 67'108'864, 310'000, 953'674, 12'500'000, 12'100'000, 1420,
                     2'592'000, 412};
   report.view.roster_version = 1;
@@ -99,6 +101,10 @@ Bytes recovered_report_payload() { return report_payload(2, true); }
 // the fourth top-level element, flags 1 (warming; docs/PROTOCOL.md
 // "Report payload").
 Bytes warming_report_payload() { return report_payload(12, false, true); }
+
+// report_ok's view from the node that delivers the fleet's alerts: flags 2
+// (alert sender; docs/PANELS.md "Takeover").
+Bytes alert_sender_report_payload() { return report_payload(12, false, false, true); }
 
 // A flapping node's report (self_check elements 4 and 5: 3 changes, held
 // out 40 s more) whose failure of target 2 is unanswered since 30 s before
@@ -244,6 +250,10 @@ nlohmann::json all_vectors() {
                           "report of de-fra-1 (index 0), seq 8: report_ok's view from a node that restarted "
                           "and is warming (flags 1)",
                           kNodeSeed, RecordKind::report, "de-fra-1", 8, warming_report_payload()));
+  out.push_back(ok_vector("report_alert_sender",
+                          "report of de-fra-1 (index 0), seq 9: report_ok's view from the node that "
+                          "delivers the fleet's alerts (flags 2)",
+                          kNodeSeed, RecordKind::report, "de-fra-1", 9, alert_sender_report_payload()));
   return out;
 }
 
