@@ -150,7 +150,7 @@ class Daemon {
   std::unique_ptr<panel::PanelWorker> panel_;
   rotation::AlertTracker alert_tracker_;
   std::shared_ptr<const verdict::Evaluation> tracked_verdicts_;  // the last one the tracker saw
-  bool tracked_warming_ = false;                                 // and whether this node was warming then
+  bool tracked_catching_up_ = false;  // and whether this node was warming or its clock suspect then
 
   // Problems that stand (docs/API.md, GET /healthz): the roster file
   // refused, this node absent from the roster held or listed with another

@@ -69,14 +69,19 @@ void Daemon::drive_panel() {
   if (!panel_->alerts_on()) return;
   const rotation::OwnerView sender = rotation::write_right(*roster, *verdicts, times, config_.alerts.candidates,
                                                            config_.node_id, clock_suspect, warming);
-  if (verdicts != tracked_verdicts_ || warming != tracked_warming_) {
-    // Warming: what moves in this node's view is mostly its own catching up
-    // (node/agent/warm_up.h); a warm sender tells what happens. The tracker
-    // sees the end of the warm-up even when the verdicts did not move, so
-    // that only the evaluation it ended in is silent.
-    alert_tracker_.observe(*roster, *verdicts, warming);
+  // Warming, what moves in this node's view is mostly its own catching up
+  // (node/agent/warm_up.h); with its clock suspect, its verdicts are
+  // evaluated at a guess of the fleet's time, and they jump back when the
+  // suspicion ends (a restarted sender's did, 3 s after its start, and it
+  // sent a flapping server's hold-down a second time: the alert soak G).
+  // A sound sender tells what happens. The tracker sees the end of either
+  // even when the verdicts did not move, so that only the evaluation it
+  // ended in is silent too.
+  const bool catching_up = warming || clock_suspect;
+  if (verdicts != tracked_verdicts_ || catching_up != tracked_catching_up_) {
+    alert_tracker_.observe(*roster, *verdicts, catching_up);
     tracked_verdicts_ = verdicts;
-    tracked_warming_ = warming;
+    tracked_catching_up_ = catching_up;
   }
   const bool sending = sender.right == rotation::WriteRight::owner;
   agent_->set_alert_sender(sending);  // its reports say so: the others drop only what a sender claimed

@@ -65,9 +65,10 @@ class AlertTracker {
   // stale_after_ms after that, a node is still gathering the fleet's
   // reports: a server leaving `no_data` then is this node catching up, not
   // a transition, and moves the baseline silently. So does every change
-  // while `catching_up` (this node is warming: node/agent/warm_up.h): what
-  // moves in its view then is mostly reports it had not heard, and a warm
-  // sender tells the fleet's transitions. The first evaluation after
+  // while `catching_up` (this node is warming: node/agent/warm_up.h, or its
+  // clock is suspect): what moves in its view then is mostly reports it
+  // had not heard, or an evaluation at a guessed time, and a sound sender
+  // tells the fleet's transitions. The first evaluation after
   // catching up ends is silent too: it took in the report that ended it
   // (the last member heard from), which a warm sender has already told.
   void observe(const Roster& roster, const verdict::Evaluation& evaluation, bool catching_up = false);
