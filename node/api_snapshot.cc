@@ -69,6 +69,7 @@ void add_counters(api::MetricsInput& metrics, const SnapshotInputs& in) {
     metrics.inbound_unauthenticated = in.transport->inbound_unauthenticated;
     metrics.inbound_members = in.transport->inbound_connections - in.transport->inbound_unauthenticated;
     drop("transport_queue_full", t.frames_dropped_queue_full);
+    drop("transport_queue_stale", t.frames_dropped_stale);
     drop("transport_oversize", t.frames_oversize);
     drop("transport_read_timeout", t.frames_read_timeout);
     drop("transport_inbound_refused", t.inbound_refused);

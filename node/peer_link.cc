@@ -42,6 +42,8 @@ void PeerLink::send(const Endpoint& to, Bytes frame) {
   const std::size_t frame_bytes = frame.size();
   if (queued_bytes_.load(std::memory_order_relaxed) + frame_bytes > context_->settings.queue_bytes_max) {
     count(context_->counters.frames_dropped_queue_full);
+    // A peer down for long holds a full queue of old frames: make room.
+    boost::asio::post(strand_, [self = shared_from_this()] { self->drop_stale(); });
     return;
   }
   queued_bytes_.fetch_add(frame_bytes, std::memory_order_relaxed);
@@ -84,7 +86,8 @@ void PeerLink::on_send(Endpoint to, std::shared_ptr<const Bytes> frame) {
     return;
   }
   to_next_ = std::move(to);
-  queue_.push_back(std::move(frame));
+  drop_stale();
+  queue_.push_back(Queued{std::move(frame), std::chrono::steady_clock::now()});
   pump();
 }
 
@@ -92,14 +95,15 @@ void PeerLink::on_send(Endpoint to, std::shared_ptr<const Bytes> frame) {
 // (gossip/pair_connection.h); with neither open, ours is opened (unless a
 // backoff is being waited out or a connect is under way).
 void PeerLink::pump() {
+  if (writing_ == Writing::none) drop_stale();
   if (queue_.empty() || writing_ != Writing::none || state_ == State::closed) return;
   switch (gossip::pair_connection(state_ == State::connected, inbound_ != nullptr, prefer_ours_)) {
     case gossip::PairConnection::ours:
       writing_ = Writing::outbound;
-      return connection_->write(queue_.front());
+      return connection_->write(queue_.front().frame);
     case gossip::PairConnection::theirs:
       writing_ = Writing::inbound;
-      return inbound_->post_write(queue_.front());
+      return inbound_->post_write(queue_.front().frame);
     case gossip::PairConnection::open_ours:
       if (state_ == State::idle) do_resolve();
       return;
@@ -241,7 +245,7 @@ void PeerLink::on_written() {
 }
 
 void PeerLink::frame_written() {
-  queued_bytes_.fetch_sub(queue_.front()->size(), std::memory_order_relaxed);
+  queued_bytes_.fetch_sub(queue_.front().frame->size(), std::memory_order_relaxed);
   queue_.pop_front();
   failures_ = 0;
   pump();
@@ -330,9 +334,27 @@ void PeerLink::on_close(CloseReason reason) {
 
 void PeerLink::drop_queue() {
   std::size_t dropped_bytes = 0;
-  for (const auto& frame : queue_) dropped_bytes += frame->size();
+  for (const Queued& queued : queue_) dropped_bytes += queued.frame->size();
   count(context_->counters.frames_dropped_link_closed, queue_.size());
   queue_.clear();
+  queued_bytes_.fetch_sub(dropped_bytes, std::memory_order_relaxed);
+}
+
+void PeerLink::drop_stale() {
+  // A peer restarted after minutes away got the frames of the moment it
+  // died before the fleet's current ones: its clock watch took the fleet
+  // for 11 minutes behind it (the alert soak G, 2026-12-05).
+  const auto oldest = std::chrono::steady_clock::now() - ms(context_->settings.queue_age_max_ms);
+  const std::size_t first = writing_ == Writing::none ? 0 : 1;  // the front may be on its way
+  std::size_t dropped_bytes = 0;
+  std::size_t dropped = 0;
+  while (queue_.size() > first && queue_[first].at < oldest) {
+    dropped_bytes += queue_[first].frame->size();
+    ++dropped;
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+  if (dropped == 0) return;
+  count(context_->counters.frames_dropped_stale, dropped);
   queued_bytes_.fetch_sub(dropped_bytes, std::memory_order_relaxed);
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -95,6 +96,10 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   void do_backoff();
   void on_close(CloseReason reason);
   void drop_queue();
+  // Drops the frames (not the one being written) that waited longer than
+  // queue_age_max_ms for the peer: what they carried is old news, and the
+  // SYNC at the next link-up repairs what the peer lacks.
+  void drop_stale();
   void frame_written();
 
   std::shared_ptr<TransportContext> context_;
@@ -117,7 +122,11 @@ class PeerLink : public std::enable_shared_from_this<PeerLink> {
   std::vector<Tcp::endpoint> candidates_;   // resolved addresses of this attempt
   std::size_t candidate_index_ = 0;
   bool attempt_path_failed_ = false;        // this attempt timed out or found the host unreachable
-  std::deque<std::shared_ptr<const Bytes>> queue_;  // front: being written when connected
+  struct Queued {
+    std::shared_ptr<const Bytes> frame;
+    std::chrono::steady_clock::time_point at;  // when send() handed it over
+  };
+  std::deque<Queued> queue_;  // front: being written when connected
   Rng rng_;
 
   // Read by stats() from any thread.

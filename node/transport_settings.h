@@ -36,6 +36,10 @@ struct TransportSettings {
   // gossip core, docs/PROTOCOL.md §4a "Failed").
   DurationMs user_timeout_ms = 20'000;
   std::size_t queue_bytes_max = 8u << 20;  // per peer; at the bound new frames are dropped and counted
+  // A frame that waited this long for its peer (down, or out of reach) is
+  // dropped and counted: the link-up SYNC repairs what the peer lacks,
+  // and a peer back after minutes gets the fleet's news, not its past.
+  DurationMs queue_age_max_ms = 30'000;
   DurationMs backoff_min_ms = 1'000;       // reconnect delay after the first failure: [min, 2 min]
   DurationMs backoff_max_ms = 60'000;      // ceiling of the exponential backoff
   // Accepted connections at once. When full, a newcomer takes the place of
@@ -69,6 +73,7 @@ enum class TransportError {
   X(frames_dropped_stopped)       /* send() before start() succeeded or after stop() */      \
   X(frames_dropped_links_full)    /* send(): a new peer while peer_links_max links exist */   \
   X(frames_dropped_link_closed)   /* queued frames discarded by retain_peers() or stop() */   \
+  X(frames_dropped_stale)         /* queued frames that waited queue_age_max_ms for the peer */ \
   X(frames_oversize)              /* a prefix announced 0 or > frame_bytes_max: connection closed */ \
   X(frames_read_timeout)          /* a frame started was not whole within read_timeout_ms: closed */ \
   X(frames_write_timeout)         /* a frame was not written within write_timeout_ms: closed */ \

@@ -140,6 +140,43 @@ TEST_CASE("a peer that is down: frames wait, attempts back off, delivered once i
   CHECK(a.transport.stats().peers.at(0).connect_failures_in_row == 0);
 }
 
+TEST_CASE("frames that waited queue_age_max_ms for a peer are dropped, not delivered late") {
+  // A peer back after minutes got the frames of the moment it went first
+  // (the alert soak G: its clock watch took the fleet for 11 minutes behind).
+  boost::asio::io_context io;
+  TransportSettings settings = test_settings();
+  settings.queue_age_max_ms = 300;
+  settings.queue_bytes_max = 4 * 64;  // four test frames
+  TestNode a(io, settings, 1);
+  a.start();
+  RefusingPort b_port(io);
+  const Endpoint b_address = b_port.endpoint();
+  for (std::uint32_t i = 0; i < 4; ++i) a.transport.send("b", b_address, test_frame(i));
+  // Full: the next is refused (and makes room for later ones once stale).
+  a.transport.send("b", b_address, test_frame(100));
+  CHECK(a.counters().frames_dropped_queue_full == 1);
+  run_for(io, 600ms);  // attempts back off and fail meanwhile
+  CHECK(a.counters().frames_dropped_stale == 4);
+  for (std::uint32_t i = 10; i < 12; ++i) a.transport.send("b", b_address, test_frame(i));
+  run_for(io, 50ms);
+  const TransportStats stats = a.transport.stats();
+  const PeerLinkStats* link = find_peer(stats, "b");
+  REQUIRE(link != nullptr);
+  CHECK(link->queued_bytes == 2 * 64);
+
+  b_port.release();
+  TransportSettings b_settings = test_settings();
+  b_settings.listen = b_address;
+  TestNode b(io, b_settings, 2);
+  b.start();
+  REQUIRE(run_until(io, [&] { return b.received.size() == 2; }));
+  run_for(io, 200ms);
+  REQUIRE(b.received.size() == 2);  // only the fresh ones
+  CHECK(b.received[0] == test_frame(10));
+  CHECK(b.received[1] == test_frame(11));
+  CHECK(a.counters().frames_dropped_stale == 4);
+}
+
 TEST_CASE("an idle connection closes; the next send reconnects") {
   boost::asio::io_context io;
   TransportSettings settings = test_settings();
