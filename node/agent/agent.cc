@@ -10,6 +10,7 @@
 #include "node/agent/tls_turns.h"
 #include "node/agent/wire_cost.h"
 #include "record/envelope.h"
+#include "record/fleet_scale.h"
 #include "record/report.h"
 #include "verdict/witnesses.h"
 
@@ -87,7 +88,12 @@ void Agent::Impl::note_heard(const gossip::Effects& effects, UnixMs now) {
   if (roster == nullptr || !self) return;
   for (std::uint32_t index : effects.reports_changed) {
     if (index == *self || index >= roster->servers.size()) continue;
-    if (!warm_) heard_since_start_.insert(roster->servers[index].id);
+    // Only a fresh report is the member heard: a restarted daemon was once
+    // handed, first, frames its peers had queued for it since it went,
+    // minutes old, and took its stale view for a warm one (the alert soak H).
+    if (!warm_ && now - heard_ms(index) <= effective_stale_after_ms(roster->params, roster->servers.size())) {
+      heard_since_start_.insert(roster->servers[index].id);
+    }
     // A target we fail and had not heard since the streak began has spoken:
     // probe it again now, so that a living target's failure is confirmed
     // (answered) within seconds instead of at the next interval.

@@ -4,7 +4,9 @@
 // data dir may be old, and after a first start, or a start after longer
 // than its store keeps reports, it holds none and sees every member
 // no_data (all in rotation). It is warm once it has received, since its
-// start, a report from every other member, and at the latest one heartbeat
+// start, a fresh report from every other member (at most stale_after old
+// as it arrives: a report that arrives stale shows its member no_data, and
+// the next one is more catching up), and at the latest one heartbeat
 // interval and a margin after its start (a member that is down holds it to
 // that cap): every live member publishes at least once per interval, at a
 // grid point up to the interval plus its phase away, and gossip carries it
