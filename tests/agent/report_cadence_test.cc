@@ -192,15 +192,22 @@ TEST_CASE("a member that is down holds a restarted node's warm-up to its cap") {
   CHECK_FALSE(held_report(fleet)->warming);
 }
 
+// A warm fleet of 3 (cadence_roster), 10 s after node 0's heartbeat: its
+// next report is minutes away unless something changes.
+Fleet quiet_fleet() {
+  Fleet fleet(3, cadence_roster(3));
+  fleet.run_for(400'000);  // warm, past the first reports' changes
+  const auto reports = fleet.agent(0).counters().reports_published;
+  while (fleet.agent(0).counters().reports_published == reports) fleet.step();
+  fleet.run_for(10'000);
+  return fleet;
+}
+
 // The alert sender says so in its reports (docs/PANELS.md, "Takeover"): the
 // others drop the transitions it dealt with on that word only, so taking
 // and leaving the role are news, not left for the next heartbeat.
 TEST_CASE("taking and leaving the alert sender's role publishes a report at once") {
-  Fleet fleet(3, cadence_roster(3));
-  fleet.run_for(400'000);  // warm, past the first reports' changes
-  const auto heartbeat = fleet.agent(0).counters().reports_published;
-  while (fleet.agent(0).counters().reports_published == heartbeat) fleet.step();
-  fleet.run_for(10'000);  // just after a heartbeat: the next is minutes away
+  Fleet fleet = quiet_fleet();
   CHECK_FALSE(held_report(fleet)->alert_sender);
   const auto reports = fleet.agent(0).counters().reports_published;
   fleet.agent(0).set_alert_sender(true);
@@ -217,11 +224,7 @@ TEST_CASE("taking and leaving the alert sender's role publishes a report at once
 }
 
 TEST_CASE("a clock step publishes a heartbeat at once") {
-  Fleet fleet(3, cadence_roster(3));
-  fleet.run_for(400'000);  // past the first reports' changes
-  const auto reports = fleet.agent(0).counters().reports_published;
-  while (fleet.agent(0).counters().reports_published == reports) fleet.step();
-  fleet.run_for(10'000);  // just after a heartbeat: the next is minutes away
+  Fleet fleet = quiet_fleet();
   const auto quiet = fleet.agent(0).counters().reports_published;
   fleet.agent(0).on_clock_jump(-5'000);
   fleet.run_for(3'000);
