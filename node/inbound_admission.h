@@ -13,11 +13,20 @@
 //   - when the table holds `connections_max`, a newcomer takes the place of
 //     an unauthenticated connection; when every connection is
 //     authenticated, the newcomer is refused;
-//   - the place given up is that of the *silent* connection (no whole frame
-//     yet) that came first, else of the unauthenticated one that came
-//     first. A member's new connection has sent its frame by the time the
-//     next ones arrive, so an outsider's idle connections give way before
-//     it does; an authenticated connection never gives way.
+//   - the place given up is taken from the sources that hold the most
+//     unauthenticated connections (as Bitcoin Core evicts from the network
+//     group with the most peers): among their connections, the *silent* one
+//     (no whole frame yet) that came first, else the unauthenticated one
+//     that came first. A member holds one connection to a peer, so while
+//     any source holds two, a member's new connection keeps its place
+//     however fast a flood churns and however long the member takes to
+//     send its first frame (the sanitized fleet suite's finding: a
+//     restarting member, slow to send it, was the oldest silent connection
+//     at a table that turned over in a third of a second). Only a flood
+//     from more sources than the table has places, one connection each,
+//     can push it out, and then the member's connection, which has sent
+//     its frame by the time the next ones arrive, still outlasts the idle
+//     ones; an authenticated connection never gives way.
 // The listener also closes an unauthenticated connection after
 // auth_timeout_ms (TransportSettings), so what an outsider holds lasts
 // seconds, whatever it sends.
@@ -73,7 +82,7 @@ class InboundAdmission {
 
   std::size_t open() const { return entries_.size(); }
   std::size_t authenticated_count() const { return entries_.size() - unauthenticated_count(); }
-  std::size_t unauthenticated_count() const { return silent_.size() + heard_.size(); }
+  std::size_t unauthenticated_count() const;
 
  private:
   // Unauthenticated connections by arrival: (arrival, id), first first.
@@ -90,13 +99,18 @@ class InboundAdmission {
   };
 
   // The connection to give way from these queues: the first silent, else the first heard.
-  static std::optional<std::uint64_t> first_of(const Queue& silent, const Queue& heard);
+  static std::optional<std::uint64_t> first_of(const SourceQueues& queues);
+  // Moves a source's connections between levels_ as its count goes from
+  // `from` to `to` (at most unauthenticated_per_source_max of them).
+  void relevel(const SourceQueues& source, std::size_t from, std::size_t to);
   void forget(std::uint64_t id);
 
   InboundLimits limits_;
   std::unordered_map<std::uint64_t, Entry> entries_;
   std::map<InboundSource, SourceQueues> sources_;  // unauthenticated only
-  Queue silent_, heard_;                           // unauthenticated, every source
+  // Unauthenticated connections by how many their source holds: the last
+  // level gives way first.
+  std::map<std::size_t, SourceQueues> levels_;
   std::uint64_t arrivals_ = 0;
 };
 

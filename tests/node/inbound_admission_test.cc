@@ -97,6 +97,54 @@ TEST_CASE("a full table gives up the oldest silent connection before any heard o
   CHECK(decision.evict == std::optional<std::uint64_t>(1));  // all heard: the first heard
 }
 
+TEST_CASE("a full table gives up a connection of the source that holds the most, however old the others") {
+  InboundAdmission admission({.connections_max = 5, .unauthenticated_per_source_max = 8});
+  CHECK(admission.admit(1, host(1)).admitted());  // the oldest, silent, alone at its source
+  CHECK(admission.admit(2, host(2)).admitted());
+  CHECK(admission.admit(3, host(3)).admitted());
+  CHECK(admission.admit(4, host(3)).admitted());
+  CHECK(admission.admit(5, host(3)).admitted());
+  admission.heard(3);
+  auto decision = admission.admit(6, host(4));
+  CHECK(decision.outcome == Outcome::admitted_table_full);
+  CHECK(decision.evict == std::optional<std::uint64_t>(4));  // host 3's first silent one
+  decision = admission.admit(7, host(5));
+  CHECK(decision.evict == std::optional<std::uint64_t>(5));
+  decision = admission.admit(8, host(6));
+  CHECK(decision.evict == std::optional<std::uint64_t>(1));  // all hold one now: the first silent
+  admission.closed(3);
+  CHECK(admission.unauthenticated_count() == 4);
+  CHECK(admission.admit(9, host(2)).outcome == Outcome::admitted);
+  decision = admission.admit(10, host(7));
+  CHECK(decision.evict == std::optional<std::uint64_t>(2));  // host 2 holds two
+  CHECK(admission.unauthenticated_count() == 5);
+}
+
+// The sanitized fleet suite's finding (tests/node/fleet_hostile_test.cc): a
+// flood from 200 sources churned a full table in a third of a second, and a
+// restarting member, slower than that to send its first frame, lost its
+// place as the oldest silent connection, again and again.
+TEST_CASE("a member's lone silent connection keeps its place while a flood from 200 sources churns") {
+  InboundAdmission admission({.connections_max = 512, .unauthenticated_per_source_max = 8});
+  std::uint64_t id = 0;
+  for (int i = 0; i < 600; ++i) CHECK(admission.admit(++id, host(1000 + i % 200)).admitted());
+  const std::uint64_t member = ++id;
+  REQUIRE(admission.admit(member, host(3)).admitted());
+  int evicted = 0;
+  for (int i = 0; i < 100'000; ++i) {
+    const auto decision = admission.admit(++id, host(1000 + i % 200));
+    REQUIRE(decision.admitted());
+    REQUIRE(decision.evict != std::optional<std::uint64_t>(member));
+    evicted += decision.evict.has_value() ? 1 : 0;
+  }
+  CHECK(evicted == 100'000);
+  CHECK(admission.open() == 512);
+  admission.heard(member);
+  admission.authenticated(member);
+  CHECK(admission.authenticated_count() == 1);
+  CHECK(admission.unauthenticated_count() == 511);
+}
+
 TEST_CASE("a flood of 2000 from one source holds its share, and members keep coming in") {
   InboundAdmission admission({.connections_max = 512, .unauthenticated_per_source_max = 8});
   std::uint64_t id = 0;
