@@ -90,7 +90,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
              "judge_witnesses(): one entry per server");
 
   WitnessJudgement j;
-  j.countries_ = countries;
+  j.servers_ = servers;
   j.breadth_.assign(countries, 0);
   auto fails = [&](std::uint32_t country, std::uint32_t target) {
     return tally.failing(target, country) >= 2 && tally.succeeding(target, country) == 0;
@@ -242,7 +242,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
                    many(cut_off_count(tally, usable, &j.alive_unheard_), servers);
 
   const std::size_t cells = std::size_t{servers} * countries;
-  // The same [target][country] layout: copies (the counts were checked
+  // The same [country][target] layout: copies (the counts were checked
   // non-negative as they were read above).
   j.eligible_ = tally.reporting_cells();
   j.failing_ = tally.failing_cells();

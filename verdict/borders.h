@@ -60,13 +60,14 @@ class WitnessJudgement {
  private:
   friend WitnessJudgement judge_witnesses(const Tally&, const std::vector<const ObservedReport*>&,
                                           const std::vector<bool>&);
+  // The Tally's layout (Tally::cell): [country][target].
   std::size_t cell(std::uint32_t target, std::uint32_t country) const {
-    return static_cast<std::size_t>(target) * countries_ + country;
+    return static_cast<std::size_t>(country) * servers_ + target;
   }
-  std::uint32_t countries_ = 0;
-  std::vector<std::int32_t> eligible_;    // [target][country]
-  std::vector<std::int32_t> failing_;     // [target][country]
-  std::vector<std::int32_t> succeeding_;  // [target][country]
+  std::uint32_t servers_ = 0;
+  std::vector<std::int32_t> eligible_;    // [country][target]
+  std::vector<std::int32_t> failing_;     // [country][target]
+  std::vector<std::int32_t> succeeding_;  // [country][target]
   std::vector<std::uint32_t> discarded_;  // [target]: results of unreliable observers
   std::vector<std::uint32_t> explained_;  // [target]: far-side failures set aside
   std::vector<bool> unreliable_;          // [observer]

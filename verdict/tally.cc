@@ -9,6 +9,7 @@ namespace mesh::verdict {
 Tally::Tally(const TallyContext& context) : context_(context) {
   MESH_CHECK(context.fleet && context.params && context.current, "incomplete TallyContext");
   countries_ = static_cast<std::uint32_t>(context.fleet->countries.size());
+  servers_ = context.fleet->server_count;
   std::size_t cells = static_cast<std::size_t>(context.fleet->server_count) * countries_;
   reporting_.assign(cells, 0);
   failing_.assign(cells, 0);
@@ -73,18 +74,21 @@ void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* shar
   const WitnessPlan& plan = *context_.current;
   const WitnessPlan* previous = context_.previous;
   // This loop is the whole cost of a full evaluation (9 M results at 3000
-  // servers): the arrays are held in locals (the compiler cannot keep
-  // members in registers across the stores), a result that gets through
-  // takes the short path, and each view's share of streaks is counted in
-  // the same pass (for_each_witness_result, spelled out).
+  // servers): the arrays and the plan's shape are held in locals (the
+  // compiler cannot keep members in registers across the stores), the
+  // cells are [country][target] so that a view adds to each array in
+  // order, a result that gets through takes the short path, and each
+  // view's share of streaks is counted in the same pass
+  // (for_each_witness_result, spelled out).
   const std::uint32_t* const country_of = fleet.country_of.data();
   std::int32_t* const present = present_.data();
   std::int32_t* const reporting = reporting_.data();
   std::int32_t* const succeeding = succeeding_.data();
   std::int32_t* const recovering = recovering_.data();
   std::int32_t* const failing = failing_.data();
-  std::int32_t* const through_row = through_.data() + cell(origin, 0);
-  const std::size_t countries = countries_;
+  std::int32_t* const through_row = through_.data() + static_cast<std::size_t>(origin) * countries_;
+  const std::size_t column = cell(0, country);
+  const bool full_mesh = plan.full_mesh;
   // is_vote() of a result that gets through: only with fail_streak = 0 set.
   const bool success_votes = context_.params->fail_streak == 0;
   for_each_counted_result(observed, *context_.params, fleet.server_count, [&](const ProbeResult& result) {
@@ -92,9 +96,9 @@ void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* shar
     const std::uint32_t target = result.target;
     // A counted result never names the origin or a server outside the
     // roster, so in the full mesh every one is a current witness's.
-    const bool current = plan.full_mesh || plan.is_witness(origin, target);
+    const bool current = full_mesh || plan.is_witness(origin, target);
     if (!current && (previous == nullptr || !previous->is_witness(origin, target))) return;
-    const std::size_t at = static_cast<std::size_t>(target) * countries + country;
+    const std::size_t at = column + target;
     present[at] += current ? sign : 0;
     reporting[at] += sign;
     if (result.fail_streak == 0) {

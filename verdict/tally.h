@@ -93,7 +93,7 @@ class Tally {
     MESH_CHECK(missing >= 0, "more present witnesses than assigned");
     return static_cast<std::uint32_t>(missing);
   }
-  // The reporting, failing and succeeding counts of every cell, [target][country]
+  // The reporting, failing and succeeding counts of every cell, [country][target]
   // flat (the judgement starts from copies of them).
   const std::vector<std::int32_t>& reporting_cells() const { return reporting_; }
   const std::vector<std::int32_t>& failing_cells() const { return failing_; }
@@ -117,7 +117,7 @@ class Tally {
   // reaches none of that country's servers it probes (cut off from it, or
   // only just back).
   std::uint32_t through(std::uint32_t observer, std::uint32_t country) const {
-    return non_negative(through_[cell(observer, country)]);
+    return non_negative(through_[static_cast<std::size_t>(observer) * countries_ + country]);
   }
   // Whether `result` is a vote here (is_vote, against the heard_ms of the context).
   bool votes(const ProbeResult& result) const;
@@ -129,19 +129,24 @@ class Tally {
     MESH_CHECK(count >= 0, "tally count below zero: a removal without its addition");
     return static_cast<std::uint32_t>(count);
   }
+  // Cells are [country][target]: an observer's view (one country, its
+  // targets in order) adds to each array in order, not a cache line per
+  // result and array as [target][country] did (issue 41: the full
+  // evaluation at 3000 servers).
   std::size_t cell(std::uint32_t target, std::uint32_t country) const {
-    return static_cast<std::size_t>(target) * countries_ + country;
+    return static_cast<std::size_t>(country) * servers_ + target;
   }
   void count_assigned();
 
   TallyContext context_;
   std::uint32_t countries_ = 0;
-  std::vector<std::int32_t> reporting_;  // [target][country]
-  std::vector<std::int32_t> failing_;    // [target][country]
-  std::vector<std::int32_t> succeeding_; // [target][country]
-  std::vector<std::int32_t> recovering_; // [target][country]
-  std::vector<std::int32_t> present_;    // [target][country]: current witnesses with a result
-  std::vector<std::int32_t> assigned_;   // [target][country]: current witnesses
+  std::uint32_t servers_ = 0;
+  std::vector<std::int32_t> reporting_;  // [country][target], as every cell array
+  std::vector<std::int32_t> failing_;
+  std::vector<std::int32_t> succeeding_;
+  std::vector<std::int32_t> recovering_;
+  std::vector<std::int32_t> present_;    // current witnesses with a result
+  std::vector<std::int32_t> assigned_;   // current witnesses
   std::vector<std::vector<std::uint32_t>> streak_observers_;     // [target]
   std::vector<std::int32_t> through_;                            // [observer][country]
   std::vector<std::int32_t> silent_claims_;                      // [target]
