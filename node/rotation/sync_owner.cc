@@ -83,11 +83,24 @@ const char* to_string(WriteRight right) {
   return "?";
 }
 
+UnixMs freshness_reference_ms(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
+                              std::string_view self) {
+  UnixMs freshest_other = 0;
+  for (std::size_t i = 0; i < evaluation.servers.size() && i < times.last_report_ms.size(); ++i) {
+    if (evaluation.servers[i].id != self) freshest_other = std::max(freshest_other, times.last_report_ms[i]);
+  }
+  if (freshest_other <= 0) return times.now_ms;
+  return std::min(times.now_ms,
+                  freshest_other + effective_heartbeat_ms(roster.params, roster.servers.size()));
+}
+
 OwnerView write_right(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
                       std::span<const ServerId> candidates, std::string_view self, bool clock_suspect,
                       bool warming) {
   OwnerView view;
-  view.owner = sync_owner(roster, evaluation, times, candidates);
+  ReportTimes judged = times;
+  judged.now_ms = freshness_reference_ms(roster, evaluation, times, self);
+  view.owner = sync_owner(roster, evaluation, judged, candidates);
   if (evaluation.partitioned) view.right = WriteRight::partitioned;
   else if (clock_suspect) view.right = WriteRight::clock_suspect;
   else if (warming) view.right = WriteRight::warming;

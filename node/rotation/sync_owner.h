@@ -69,6 +69,24 @@ inline std::optional<ServerId> sync_owner(const Roster& roster, const verdict::E
   return sync_owner(roster, evaluation, report_times(evaluation), candidates);
 }
 
+// The time against which node `self` judges the others' reports fresh:
+// now, but never more than one (fleet-scaled) heartbeat after the newest
+// report it holds from any other node. A node that has heard no one
+// lately is more likely behind than everyone else silent (its loop
+// stalled under load, their frames still unread): judged against its
+// clock alone, every other candidate looks silent at once, and it names
+// itself the owner and writes while the fleet names another (the likely
+// cause of panel_fleet_test's failures under CI load, twice: after the
+// owner's kill n4, which no steady candidate outranks, wrote once, and
+// the fleet named n8). Lifeguard's local health in memberlist: a
+// slow member must not accuse the others. A candidate that stopped
+// reporting while the others go on still drops out after two heartbeats;
+// in a fleet of two, where the other's silence is all there is to hear,
+// it drops out when it is no_data (stale_after). With no report from
+// another node at all: now.
+UnixMs freshness_reference_ms(const Roster& roster, const verdict::Evaluation& evaluation, const ReportTimes& times,
+                              std::string_view self);
+
 // Whether this node may write to the panel, and if not, why not.
 enum class WriteRight : std::uint8_t {
   owner,          // it is the owner by its own view, and that view is sound
@@ -85,7 +103,8 @@ struct OwnerView {
   std::optional<ServerId> owner;  // by this node's view (also when it may not write)
 };
 
-// The write right of node `self`: owner by its own view, its evaluation
+// The write right of node `self`: owner by its own view (the others'
+// reports judged against freshness_reference_ms), its evaluation
 // not partitioned, its clock not suspect (the agent's clock watch), and it
 // not warming (Agent::warming: a node that names itself while warming does
 // so only as the last candidate its unripe view shows; a restarted node

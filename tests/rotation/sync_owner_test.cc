@@ -195,5 +195,39 @@ TEST_CASE("write_right: only the owner writes, and never from a partitioned view
   CHECK(write_right(roster, evaluation, {}, owner, false).right == WriteRight::no_owner);
 }
 
+TEST_CASE("write_right: a node that has heard no one lately judges the others against their newest report") {
+  const Roster roster = nine();
+  auto evaluation = test::table_evaluation(roster);
+  const auto order = by_score(roster);
+  const ServerId self = order[8];  // the last candidate
+  // Every other report 5 s old (two heartbeats are 4 s), its own fresh: it
+  // is behind (its loop stalled, their frames unread), not the only one alive.
+  for (auto& v : evaluation.servers) v.last_report_ms = v.id == self ? evaluation.now_ms : evaluation.now_ms - 5'000;
+  const ReportTimes times = report_times(evaluation);
+  CHECK(freshness_reference_ms(roster, evaluation, times, self) == evaluation.now_ms - 3'000);
+  OwnerView view = write_right(roster, evaluation, times, {}, self, false);
+  CHECK(view.right == WriteRight::not_owner);
+  CHECK(view.owner == order[0]);
+  // Judged against its clock alone it would have named itself.
+  CHECK(sync_owner(roster, evaluation, times, {}) == self);
+  // One candidate silent while the others go on still drops out after two heartbeats.
+  auto one_silent = test::table_evaluation(roster);
+  test::server(one_silent, order[0]).last_report_ms = one_silent.now_ms - 4'001;
+  view = write_right(roster, one_silent, report_times(one_silent), {}, self, false);
+  CHECK(view.owner == order[1]);
+  CHECK(freshness_reference_ms(roster, one_silent, report_times(one_silent), self) == one_silent.now_ms);
+  // Two servers, the other silent: it stays named until its status says no_data.
+  Roster two = test::table_roster({{"a", "NL", {"all"}}, {"b", "DE", {"all"}}});
+  two.params.heartbeat_interval_ms = 2'000;
+  two.params.stale_after_ms = 6'000;
+  auto pair = test::table_evaluation(two);
+  const ServerId first = owner_score(two.version, "a") > owner_score(two.version, "b") ? "a" : "b";
+  const ServerId second = first == "a" ? "b" : "a";
+  test::server(pair, first).last_report_ms = pair.now_ms - 5'000;
+  CHECK(write_right(two, pair, report_times(pair), {}, second, false).owner == first);
+  test::set_status(pair, first, ServerStatus::no_data);
+  CHECK(write_right(two, pair, report_times(pair), {}, second, false).right == WriteRight::owner);
+}
+
 }  // namespace
 }  // namespace mesh::rotation
