@@ -77,7 +77,7 @@ inline std::optional<ServerId> sync_owner(const Roster& roster, const verdict::E
 // clock alone, every other candidate looks silent at once, and it names
 // itself the owner and writes while the fleet names another (the likely
 // cause of panel_fleet_test's failures under CI load, twice: after the
-// owner's kill n4, which no steady candidate outranks, wrote once, and
+// owner's kill n4, which every steady candidate outranks, wrote once, and
 // the fleet named n8). Lifeguard's local health in memberlist: a
 // slow member must not accuse the others. A candidate that stopped
 // reporting while the others go on still drops out after two heartbeats;
