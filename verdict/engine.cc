@@ -9,6 +9,7 @@
 #include "verdict/fleet.h"
 #include "verdict/rules.h"
 #include "verdict/tally.h"
+#include "verdict/view_digest.h"
 #include "verdict/witnesses.h"
 
 namespace mesh::verdict {
@@ -55,7 +56,7 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
     if (report == nullptr || !view_usable(*report, now_ms, roster)) continue;
     usable[origin] = report;
     ViewShare share;
-    tally.contribute(+1, *report, &share);
+    tally.contribute(+1, *report, digest_view(*report, params, fleet), &share);
     suspect[origin] = share.reaches(params, strained_permille(params));
   }
   const WitnessJudgement judged = judge_witnesses(tally, usable, suspect);
@@ -68,6 +69,7 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
 struct Evaluator::State {
   struct Held {
     std::optional<ObservedReport> report;
+    ViewDigest digest;          // of report, against the roster (made once, at upsert)
     bool suspect = false;       // fails_share(report, strained), read when its votes are added
     bool contributing = false;  // its votes are in the tally
   };
@@ -82,6 +84,8 @@ struct Evaluator::State {
   std::vector<Held> held;
   std::vector<UnixMs> heard_ms;  // by server: its held report's timestamp (TallyContext::heard_ms)
   std::uint32_t ignored = 0;
+
+  void withdraw(const Held& entry) { tally->contribute(-1, *entry.report, entry.digest); }
 
   void reset(const Roster& new_roster) {
     tally.reset();
@@ -103,9 +107,11 @@ struct Evaluator::State {
       return;
     }
     const std::vector<std::uint32_t> claimants = tally->silent_claimants(origin);
-    for (std::uint32_t observer : claimants) tally->contribute(-1, *held[observer].report);
+    for (std::uint32_t observer : claimants) withdraw(held[observer]);
     heard_ms[origin] = timestamp_ms;
-    for (std::uint32_t observer : claimants) tally->contribute(+1, *held[observer].report);
+    for (std::uint32_t observer : claimants) {
+      tally->contribute(+1, *held[observer].report, held[observer].digest);
+    }
   }
 
   void ensure_plans(std::uint64_t epoch, bool grace) {
@@ -137,11 +143,11 @@ struct Evaluator::State {
       if (usable == entry.contributing) continue;
       entry.contributing = usable;
       if (!usable) {
-        tally->contribute(-1, *entry.report);
+        withdraw(entry);
         continue;
       }
       ViewShare share;
-      tally->contribute(+1, *entry.report, &share);
+      tally->contribute(+1, *entry.report, entry.digest, &share);
       entry.suspect = share.reaches(roster.params, strained_permille(roster.params));
     }
   }
@@ -167,12 +173,13 @@ bool Evaluator::upsert(ObservedReport report) {
   State::Held& entry = state.held[report.origin];
   if (entry.report && !supersedes(report, *entry.report)) return false;
   if (entry.contributing) {
-    state.tally->contribute(-1, *entry.report);
+    state.withdraw(entry);
     entry.contributing = false;
   }
   const UnixMs timestamp_ms = report.timestamp_ms;
   const std::uint32_t origin = report.origin;
   entry.report = std::move(report);
+  entry.digest = digest_view(*entry.report, state.roster.params, state.fleet);
   state.set_heard(origin, timestamp_ms);
   return true;
 }

@@ -25,10 +25,11 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
                     UnixMs now_ms);
 
 // Incremental evaluation, byte-identical to evaluate() over the same set of
-// held reports. upsert() of a report with a view of V entries costs O(V);
-// evaluate() costs O(servers x countries) plus O(V) per report whose
-// usability changed since the last call, plus a rebuild when the epoch or
-// the grace window changes (once or twice per epoch).
+// held reports. upsert() of a report with a view of V entries costs O(V)
+// (it digests the view once: verdict/view_digest.h); evaluate() costs
+// O(servers x countries) plus O(its digest) per report whose usability
+// changed since the last call, plus a rebuild from the held digests when
+// the epoch or the grace window changes (once or twice per epoch).
 // Not thread-safe: one owner drives it. Movable, not copyable.
 class Evaluator {
  public:

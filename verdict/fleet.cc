@@ -21,6 +21,13 @@ void index_countries(const Roster& roster, Fleet& fleet) {
     fleet.country_of.push_back(country);
     fleet.members_of_country[country].push_back(i);
   }
+  const std::size_t countries = fleet.countries.size();
+  fleet.country_below.assign((static_cast<std::size_t>(fleet.server_count) + 1) * countries, 0);
+  for (std::uint32_t i = 0; i < fleet.server_count; ++i) {
+    std::uint32_t* const next = &fleet.country_below[(static_cast<std::size_t>(i) + 1) * countries];
+    std::copy_n(next - countries, countries, next);
+    ++next[fleet.country_of[i]];
+  }
 }
 
 void index_routes(const Roster& roster, Fleet& fleet) {

@@ -20,6 +20,9 @@ struct Fleet {
   std::vector<std::string> countries;            // distinct, sorted bytewise
   std::vector<std::uint32_t> country_of;         // per server: index into countries
   std::vector<std::vector<std::uint32_t>> members_of_country;  // roster order
+  // [(servers + 1) x countries]: at row s, per country, its servers with an
+  // index below s (how many servers of a country a span of indices holds).
+  std::vector<std::uint32_t> country_below;
   std::vector<std::uint64_t> id_hash;            // per server: fnv1a64(id)
   std::vector<std::pair<ServerId, std::uint32_t>> id_index;    // sorted by id
   std::vector<std::vector<std::uint32_t>> route_members;       // per roster route, roster order

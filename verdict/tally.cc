@@ -65,7 +65,8 @@ void Tally::count_assigned() {
   }
 }
 
-void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* share) {
+void Tally::contribute(int sign, const ObservedReport& observed, const ViewDigest& digest,
+                       ViewShare* share) {
   MESH_CHECK(sign == 1 || sign == -1, "contribute(): sign must be +1 or -1");
   const Fleet& fleet = *context_.fleet;
   const std::uint32_t origin = observed.origin;
@@ -73,13 +74,9 @@ void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* shar
   const std::uint32_t country = fleet.country_of[origin];
   const WitnessPlan& plan = *context_.current;
   const WitnessPlan* previous = context_.previous;
-  // This loop is the whole cost of a full evaluation (9 M results at 3000
-  // servers): the arrays and the plan's shape are held in locals (the
-  // compiler cannot keep members in registers across the stores), the
-  // cells are [country][target] so that a view adds to each array in
-  // order, a result that gets through takes the short path, and each
-  // view's share of streaks is counted in the same pass
-  // (for_each_witness_result, spelled out).
+  // The arrays and the plan's shape are held in locals (the compiler
+  // cannot keep members in registers across the stores); the cells are
+  // [country][target], so a view adds to one row of each array.
   const std::uint32_t* const country_of = fleet.country_of.data();
   std::int32_t* const present = present_.data();
   std::int32_t* const reporting = reporting_.data();
@@ -91,13 +88,56 @@ void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* shar
   const bool full_mesh = plan.full_mesh;
   // is_vote() of a result that gets through: only with fail_streak = 0 set.
   const bool success_votes = context_.params->fail_streak == 0;
-  for_each_counted_result(observed, *context_.params, fleet.server_count, [&](const ProbeResult& result) {
+
+  // Plain results (view_digest.h): what one adds depends on its target
+  // alone. In the full mesh every counted result is a current witness's (it
+  // never names the origin or a server outside the roster), so a run adds
+  // to a stretch of each row (this is almost the whole of a full
+  // evaluation at 3000 servers, and it vectorises), and every plain result
+  // gets through to its country.
+  if (full_mesh) {
+    MESH_CHECK(digest.plain_in_country.size() == countries_, "contribute(): a digest of another fleet");
+    for (std::uint32_t c = 0; c < countries_; ++c) {
+      through_row[c] += sign * static_cast<std::int32_t>(digest.plain_in_country[c]);
+    }
+  }
+  for (const PlainRun& run : digest.plain) {
+    // In locals: an int32 store may alias the run's uint32 fields, which
+    // would keep the loops below from vectorising.
+    const std::uint32_t first = run.first_target;
+    const std::uint32_t count = run.count;
+    if (share != nullptr) share->probed += count;
+    if (full_mesh) {
+      std::int32_t* const row_present = present + column + first;
+      std::int32_t* const row_reporting = reporting + column + first;
+      std::int32_t* const row_succeeding = succeeding + column + first;
+      for (std::uint32_t i = 0; i < count; ++i) row_present[i] += sign;
+      for (std::uint32_t i = 0; i < count; ++i) row_reporting[i] += sign;
+      for (std::uint32_t i = 0; i < count; ++i) row_succeeding[i] += sign;
+      if (success_votes) {
+        std::int32_t* const row_failing = failing + column + first;
+        for (std::uint32_t i = 0; i < count; ++i) row_failing[i] += sign;
+      }
+      continue;
+    }
+    const std::uint32_t end = first + count;
+    for (std::uint32_t target = first; target < end; ++target) {
+      const bool current = plan.is_witness(origin, target);
+      if (!current && (previous == nullptr || !previous->is_witness(origin, target))) continue;
+      const std::size_t at = column + target;
+      present[at] += current ? sign : 0;
+      reporting[at] += sign;
+      succeeding[at] += sign;
+      through_row[country_of[target]] += sign;
+      if (success_votes) failing[at] += sign;
+    }
+  }
+
+  for (const ProbeResult& result : digest.other) {
     if (share != nullptr) share->count(result);
     const std::uint32_t target = result.target;
-    // A counted result never names the origin or a server outside the
-    // roster, so in the full mesh every one is a current witness's.
     const bool current = full_mesh || plan.is_witness(origin, target);
-    if (!current && (previous == nullptr || !previous->is_witness(origin, target))) return;
+    if (!current && (previous == nullptr || !previous->is_witness(origin, target))) continue;
     const std::size_t at = column + target;
     present[at] += current ? sign : 0;
     reporting[at] += sign;
@@ -109,7 +149,7 @@ void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* shar
         through_row[country_of[target]] += sign;
       }
       if (success_votes && votes(result)) failing[at] += sign;
-      return;
+      continue;
     }
     add_or_remove(streak_observers_[target], origin, sign);
     if (result.unanswered_since_ms != 0) {
@@ -117,7 +157,7 @@ void Tally::contribute(int sign, const ObservedReport& observed, ViewShare* shar
       if (silence_held(result)) silent_claims_[target] += sign;
     }
     if (votes(result)) failing[at] += sign;
-  });
+  }
 }
 
 }  // namespace mesh::verdict

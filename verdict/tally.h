@@ -14,6 +14,7 @@
 #include "common/check.h"
 #include "verdict/fleet.h"
 #include "verdict/observed.h"
+#include "verdict/view_digest.h"
 #include "verdict/witnesses.h"
 
 namespace mesh::verdict {
@@ -58,10 +59,12 @@ class Tally {
   explicit Tally(const TallyContext& context);
 
   // Adds (sign = +1) or removes (sign = -1) the results of one observer's
-  // usable view. Removal REQUIRES the same report that was added. With
-  // `share`, also counts into it the view's share of streaks (ViewShare,
-  // as fails_share reads it) in the same pass over the view.
-  void contribute(int sign, const ObservedReport& observed, ViewShare* share = nullptr);
+  // usable view, as `digest` (digest_view of `observed` against this
+  // tally's roster) sorts them. Removal REQUIRES the same report and digest
+  // that were added. With `share`, also counts into it the view's share of
+  // streaks (ViewShare, as fails_share reads it).
+  void contribute(int sign, const ObservedReport& observed, const ViewDigest& digest,
+                  ViewShare* share = nullptr);
 
   const TallyContext& context() const { return context_; }
   std::uint32_t country_count() const { return countries_; }
