@@ -16,6 +16,7 @@
 #include "storage/store.h"
 #include "storage/txn.h"
 #include "tests/node/net_util.h"
+#include "tests/tools/failure_notes.h"
 #include "tests/tools/fleet_programs.h"
 
 namespace mesh::test {
@@ -81,7 +82,13 @@ DaemonFleet::DaemonFleet(std::uint32_t count, std::uint32_t subnet, const Parame
   services_.resize(count);
 }
 
-DaemonFleet::~DaemonFleet() = default;
+DaemonFleet::~DaemonFleet() {
+  // Printed only if the test case fails (tests/tools/failure_notes.h).
+  for (std::uint32_t i = 0; i < size(); ++i) {
+    const std::string log = log_text(i);
+    if (!log.empty()) keep_for_failure(ids_[i] + "'s log, its last lines", last_lines(log, 30));
+  }
+}
 
 std::string DaemonFleet::address(std::uint32_t i) const {
   return "127.0." + std::to_string(subnet_) + "." + std::to_string(i + 1);
