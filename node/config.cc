@@ -120,9 +120,8 @@ Status<ConfigError> read_probe(const ConfigTable& t, ProbeConfig& probe) {
     return s;
   }
   if (auto s = t.integer("tls_every", 1, 1000, probe.tls_every); !s) return s;
-  // At least 3.5 s: a lost SYN is retransmitted after 1 s and again after
-  // 3 s; a shorter deadline would count one lost packet as a failed probe.
-  if (auto s = t.integer("connect_timeout_ms", 3'500, 60'000, probe.connect_timeout_ms); !s)
+  // At least 3.5 s (agent::kProbeConnectTimeoutMinMs).
+  if (auto s = t.integer("connect_timeout_ms", agent::kProbeConnectTimeoutMinMs, 60'000, probe.connect_timeout_ms); !s)
     return s;
   if (auto s = t.integer("tls_timeout_ms", 1'000, 60'000, probe.tls_timeout_ms); !s) return s;
   if (auto s = t.integer("concurrent_max", 1, 1024, probe.concurrent_max); !s) return s;

@@ -223,12 +223,12 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   // first), and their average period for the pacing; the probe slots'
   // phases by the same rank (node/agent/probe_schedule.h).
   const DurationMs interval = probe_interval_ms_ > 0 ? probe_interval_ms_ : roster->params.probe_interval_ms;
-  const std::string& country = roster->servers[*self].country;
+  const CountryPlace place = country_place(*roster, roster->servers[*self].country);
   std::uint64_t share_milli = 0;
   for (ScheduledTarget& target : schedule_.targets()) {
     const verdict::WitnessPlan& plan = current->is_witness(*self, target.index) ? *current : *next;
     target.turn = tls_turn_of(plan, *roster, *self, target.index);
-    schedule_.set_phase(target, probe_phase(target.id, country, target.turn), now, interval);
+    schedule_.set_phase(target, probe_phase(target.id, place, target.turn), now, interval);
     share_milli += 1'000 / target.turn.turns;
   }
   tls_period_ = config_.tls_every == 0 || share_milli == 0

@@ -1,6 +1,8 @@
 // Agent: confirming a failure at once (node/agent/confirmation.h;
 // docs/PROTOCOL.md, "Probes"): this node's own failures on the short
 // schedule, and the probes another witness's fresh failure brings forward.
+#include <utility>
+
 #include "node/agent/agent_impl.h"
 #include "node/agent/confirmation.h"
 #include "node/agent/tls_turns.h"
@@ -19,12 +21,13 @@ void Agent::Impl::confirm_failure(std::string_view target_id, const verdict::Tar
   ScheduledTarget* target = schedule_.find(target_id);
   if (roster == nullptr || target == nullptr) return;
   const std::uint32_t threshold = roster->params.fail_streak;
+  const UnixMs anchor_ms = std::exchange(target->trigger_anchor_ms, 0);  // this probe's only
   if (streak == nullptr || streak->fail_streak == 0) {
     target->confirming = false;
     target->streak_started_ms = 0;
     return;
   }
-  if (streak->fail_streak == 1) target->streak_started_ms = requested_ms;
+  if (streak->fail_streak == 1) target->streak_started_ms = anchored_streak_start(anchor_ms, requested_ms);
   // A streak of fail_streak that is unanswered while the target has spoken
   // since it began is pending (docs/VERDICTS.md, rule 5): no vote until a
   // probe begun after that fails. The answer to it (ProbeSchedule::hurry)
@@ -69,11 +72,19 @@ void Agent::Impl::confirm_failure(std::string_view target_id, const verdict::Tar
 // Brings this node's probe of `target` forward to now, within its rate
 // limit, unless it has probed it since `since_ms`, is failing it already
 // (its own round runs), has a probe in flight, or will probe it within the
-// first confirmation delay anyway. True when brought forward.
-bool Agent::Impl::trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now) {
-  if (target == nullptr || target->in_flight != 0 || target->next_ms <= now + kConfirmSpacingMs) return false;
+// first confirmation delay anyway. True when brought forward. Unless it
+// has probed it since or fails it already, a streak its next probe begins
+// (brought forward, in flight or due soon anyway) counts its span from
+// `anchor_ms` (0: its own start; the earliest of several; anchored_streak_start
+// takes it only within 10 s before that probe began).
+bool Agent::Impl::trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now, UnixMs anchor_ms) {
+  if (target == nullptr) return false;
   const verdict::TargetStreak* streak = ledger_.find(target->id);
   if (streak != nullptr && (streak->fail_streak > 0 || streak->last_probe_ms >= since_ms)) return false;
+  if (anchor_ms != 0 && (target->trigger_anchor_ms == 0 || anchor_ms < target->trigger_anchor_ms)) {
+    target->trigger_anchor_ms = anchor_ms;
+  }
+  if (target->in_flight != 0 || target->next_ms <= now + kConfirmSpacingMs) return false;
   if (!target->triggered.take(now, kTriggerPeriodMs, kTriggerBurst)) {
     ++counters_.triggers_refused;
     return false;
@@ -95,7 +106,7 @@ void Agent::Impl::sweep_country(const ScheduledTarget& failing, UnixMs since_ms,
   const std::string& country = roster->servers[failing.index].country;
   for (ScheduledTarget& target : schedule_.targets()) {
     if (target.index != failing.index && roster->servers[target.index].country == country) {
-      trigger_probe(&target, since_ms, now);
+      trigger_probe(&target, since_ms, now, 0);
     }
   }
 }
@@ -121,9 +132,15 @@ void Agent::Impl::note_failure_heard(std::uint32_t origin, const ProbeResult& fa
   const std::string& country = roster->servers[*self].country;
   const bool compatriot_origin = roster->servers[origin].country == country;
   const bool tls = is_tls_stage(failure.reason);
-  if (!tls || compatriot_origin) trigger_probe(schedule_.find(failure.target), failure.last_probe_ms, now);
+  // The failure's start anchors a streak of its target (found failing from
+  // another side then), never one of the origin: the first failure's
+  // outcome (unanswered_since_ms), less the least connect deadline when
+  // that outcome was one (trigger_anchor_ms).
+  if (!tls || compatriot_origin) {
+    trigger_probe(schedule_.find(failure.target), failure.last_probe_ms, now, trigger_anchor_ms(failure));
+  }
   if (!tls && roster->servers[failure.target].country == country) {
-    trigger_probe(schedule_.find(origin), failure.last_probe_ms, now);
+    trigger_probe(schedule_.find(origin), failure.last_probe_ms, now, 0);
   }
 }
 

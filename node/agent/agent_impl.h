@@ -75,8 +75,9 @@ class Agent::Impl {
   // forward, within the target's rate limit.
   void note_failure_heard(std::uint32_t origin, const ProbeResult& failure, UnixMs now);
   // Brings the probe of `target` (null: none) forward, within its rate
-  // limit, unless probed since `since_ms` or failing already.
-  bool trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now);
+  // limit, unless probed since `since_ms` or failing already; a streak it
+  // begins counts its span from `anchor_ms` (0: its own start).
+  bool trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now, UnixMs anchor_ms);
   // A round began for `failing`: probes of this node's other targets in its
   // country now, within their rate limits.
   void sweep_country(const ScheduledTarget& failing, UnixMs since_ms, UnixMs now);

@@ -21,6 +21,11 @@ inline constexpr std::uint32_t kDefaultTlsEvery = 5;
 // under 10% loss a 1 s deadline makes false failure streaks), then the TLS
 // handshake from TCP up.
 inline constexpr DurationMs kDefaultProbeConnectTimeoutMs = 5'000;
+// The least connect deadline: a lost SYN is retransmitted after 1 s and
+// again after 3 s; a shorter deadline would count one lost packet as a
+// failed probe. So a tcp_timeout outcome came at least this long after its
+// probe began (confirmation.h reads it so).
+inline constexpr DurationMs kProbeConnectTimeoutMinMs = 3'500;
 inline constexpr DurationMs kDefaultProbeTlsTimeoutMs = 10'000;
 
 struct AgentConfig {

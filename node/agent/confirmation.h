@@ -17,6 +17,8 @@
 #include <limits>
 
 #include "common/time.h"
+#include "node/agent/config.h"
+#include "record/report.h"
 
 namespace mesh::agent {
 
@@ -32,6 +34,41 @@ namespace mesh::agent {
 inline constexpr DurationMs kConfirmSpacingMs = 5'000;
 inline constexpr DurationMs kStreakSpanMs = 20'000;
 inline constexpr DurationMs kConfirmAfterOutcomeMs = 1'000;
+
+// A streak begun by a probe that another witness's fresh failure brought
+// forward, or found in flight or due within kConfirmSpacingMs anyway
+// (Agent's trigger_probe), counts its span from when that failure began as
+// far as the report says (trigger_anchor_ms), not from its own first probe: the target was found failing then, and the streak's last
+// probe still starts kStreakSpanMs after it, so an outage shorter than the
+// span (meshsim flapping-target) cannot complete it any more than the
+// first witness's own. Only from an anchor at most kTriggerAnchorMaxMs
+// before the probe began (a triggered probe leaves within seconds; an
+// older or a future time, another node's clock, is not used), so the
+// streak's own probes still span at least kStreakSpanMs -
+// kTriggerAnchorMaxMs. It saves a triggered witness the delay of the news
+// (the first failure's deadline and a gossip hop, about 6 s) on every
+// confirmed failure.
+inline constexpr DurationMs kTriggerAnchorMaxMs = 10'000;
+
+// When another witness's failure `failure` (its report's result) began, as
+// far as its report says: its streak's first outcome (unanswered_since_ms;
+// 0 when answered or none), and for a first failure that timed out, the
+// least connect deadline before it (the probe began no later). 0: no anchor.
+inline UnixMs trigger_anchor_ms(const ProbeResult& failure) {
+  if (failure.unanswered_since_ms == 0) return 0;
+  const bool timed_out = failure.fail_streak == 1 && failure.reason == ProbeFailure::tcp_timeout;
+  return failure.unanswered_since_ms - (timed_out ? kProbeConnectTimeoutMinMs : 0);
+}
+
+// When the streak begun by a probe requested at `requested_ms` counts its
+// span from, that probe brought forward by a failure begun at `anchor_ms`
+// (0: none).
+inline UnixMs anchored_streak_start(UnixMs anchor_ms, UnixMs requested_ms) {
+  if (anchor_ms == 0 || anchor_ms > requested_ms || requested_ms - anchor_ms > kTriggerAnchorMaxMs) {
+    return requested_ms;
+  }
+  return anchor_ms;
+}
 
 // The earliest start of the probe after the `fail_streak`-th failure of a
 // streak whose first probe was requested at `streak_started_ms` and whose

@@ -2,22 +2,37 @@
 
 #include <algorithm>
 #include <map>
-#include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/check.h"
+#include "common/rng.h"
 #include "verdict/hash.h"
 
 namespace mesh::agent {
 
-std::uint32_t probe_phase(std::string_view target_id, std::string_view country, TlsTurn turn) {
-  // FNV-1a 64 over "target\0country", its halves XORed; then rank / turns.
-  std::string key(target_id);
-  key.push_back('\0');
-  key.append(country);
-  const std::uint64_t hash = verdict::fnv1a64(key);
-  const auto base = static_cast<std::uint32_t>(hash ^ (hash >> 32));
-  const std::uint32_t turns = std::max<std::uint32_t>(turn.turns, 1);
-  const auto step = static_cast<std::uint32_t>((std::uint64_t{1} << 32) * (turn.rank % turns) / turns);
+CountryPlace country_place(const Roster& roster, std::string_view country) {
+  std::vector<std::string_view> codes;
+  codes.reserve(roster.servers.size());
+  for (const ServerEntry& server : roster.servers) codes.emplace_back(server.country);
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  const auto it = std::lower_bound(codes.begin(), codes.end(), country);
+  if (it == codes.end() || *it != country) return CountryPlace{};
+  return CountryPlace{static_cast<std::uint32_t>(it - codes.begin()), static_cast<std::uint32_t>(codes.size())};
+}
+
+std::uint32_t probe_phase(std::string_view target_id, CountryPlace country, TlsTurn turn) {
+  // The high half of splitmix64 of the id's FNV-1a 64 (ids that differ in
+  // their last character, de-1 and de-2, differ only in FNV's low bits:
+  // without the mix their slots would bunch); then
+  // (rank + index / count) / turns, as (rank x count + index) / (turns x count).
+  const std::uint64_t hash = splitmix64(verdict::fnv1a64(target_id));
+  const auto base = static_cast<std::uint32_t>(hash >> 32);
+  const std::uint64_t turns = std::max<std::uint32_t>(turn.turns, 1);
+  const std::uint64_t count = std::max<std::uint32_t>(country.count, 1);
+  const std::uint64_t slot = (turn.rank % turns) * count + country.index % count;
+  const auto step = static_cast<std::uint32_t>((std::uint64_t{1} << 32) * slot / (turns * count));
   return base + step;  // mod 2^32
 }
 
@@ -155,6 +170,7 @@ void ProbeSchedule::shift(DurationMs delta_ms) {
       target.added_ms += delta_ms;
       if (target.last_tls_ms != std::numeric_limits<UnixMs>::min()) target.last_tls_ms += delta_ms;
       if (target.streak_started_ms != 0) target.streak_started_ms += delta_ms;
+      if (target.trigger_anchor_ms != 0) target.trigger_anchor_ms += delta_ms;
       target.confirm_rounds.shift(delta_ms);
       target.triggered.shift(delta_ms);
     }

@@ -1,11 +1,15 @@
 // When the agent probes each of its targets (docs/PROTOCOL.md, "Probes").
 // Every target has its own slots on a grid of the clock, one per interval,
 // at a phase that spreads a country's witnesses of it evenly over the
-// interval (probe_phase): the first of them to probe after a block begins
-// does so within interval / witnesses, not up to a whole interval later
-// as with independent random phases (p99 of the wait 47 s of 60 with three
-// witnesses, 20 s spread evenly). Phases differ per target, so a node's
-// probes do not bunch either. A probe brought forward (a confirmation) is
+// interval, and the countries' between each other's (probe_phase): the
+// first of a country's witnesses to probe after a block begins does so
+// within interval / witnesses, not up to a whole interval later as with
+// independent random phases (p99 of the wait 47 s of 60 with three
+// witnesses, 20 s spread evenly), and the first of all of them (a
+// powered-off server) within interval / (witnesses x countries), 4 s at
+// 3 witnesses in 5 countries, where countries at random offsets left gaps
+// of up to 20 s. Phases differ per target, so a node's probes do not
+// bunch either. A probe brought forward (a confirmation) is
 // followed by the first slot at least half an interval later. At most one
 // probe per target is in flight. Pure; not thread-safe (the agent owns it).
 #pragma once
@@ -25,11 +29,23 @@
 
 namespace mesh::agent {
 
-// The phase of `target_id`'s probe slots for a witness in `country` of
-// rank `turn.rank` among its `turn.turns` compatriot witnesses, in 2^-32ths
-// of the interval: a per (target, country) offset from the ids' hash, plus
-// rank / turns. The same on every node (docs/PROTOCOL.md, "Probes").
-std::uint32_t probe_phase(std::string_view target_id, std::string_view country, TlsTurn turn);
+// A country's place among a roster's: its index among the roster's
+// distinct country codes sorted bytewise, and their number (index 0 of 1
+// for a country the roster does not name).
+struct CountryPlace {
+  std::uint32_t index = 0;
+  std::uint32_t count = 1;
+  bool operator==(const CountryPlace&) const = default;
+};
+CountryPlace country_place(const Roster& roster, std::string_view country);
+
+// The phase of `target_id`'s probe slots for a witness of rank `turn.rank`
+// among its `turn.turns` compatriot witnesses, in a country at `country`,
+// in 2^-32ths of the interval: a per-target offset from the id's hash,
+// plus (rank + index / count) / turns. So a country's witnesses are turns
+// apart, and the countries' interleave between them. The same on every
+// node (docs/PROTOCOL.md, "Probes").
+std::uint32_t probe_phase(std::string_view target_id, CountryPlace country, TlsTurn turn);
 // The first slot at or after `from` of the grid of `interval_ms` at `phase`.
 // REQUIRES: interval_ms > 0.
 UnixMs next_slot_ms(UnixMs from, DurationMs interval_ms, std::uint32_t phase);
@@ -60,6 +76,11 @@ struct ScheduledTarget {
   // brought forward.
   bool confirming = false;
   UnixMs streak_started_ms = 0;     // when the present streak's first probe was requested (0: not known)
+  // When another witness's fresh failure of the target began, as its report
+  // says (trigger_anchor_ms of confirmation.h; 0: none): a streak the next
+  // probe's outcome begins counts its span from there (within 10 s of that
+  // probe's start). Cleared at every outcome.
+  UnixMs trigger_anchor_ms = 0;
   RateLimit confirm_rounds;
   RateLimit triggered;
 };

@@ -116,6 +116,10 @@ TEST_CASE("wrong types and ranges name the field") {
             .find("link.loss_permille") != std::string::npos);
   CHECK(refused("duration = \"ten minutes\"\n[fleet]\nnodes = 8\ncountries = 2\n", ScenarioError::bad_field)
             .find("bad.toml:1: duration") != std::string::npos);
+  // No prober's connect deadline is under 3.5 s (the daemon's connect_timeout_ms):
+  // the agent reads a timed-out failure as begun at least that long before.
+  CHECK(refused(std::string(kMinimal) + "[sim]\nprobe_timeout = \"3s\"\n", ScenarioError::bad_field)
+            .find("probe_timeout in 3500ms..10m") != std::string::npos);
 }
 
 TEST_CASE("bad events and expectations") {

@@ -295,9 +295,9 @@ Status<ScenarioError> read_sim(Reader& top, Scenario& s) {
   MESH_TRY(r.integer("check_nodes", p.check_nodes, 0, kNodesMax));
   MESH_TRY(r.duration("measure_from", p.measure_from_ms));
   if (p.tick_interval_ms < 10 || p.check_interval_ms < 1'000 || p.sync_interval_ms < p.tick_interval_ms ||
-      p.probe_timeout_ms < 1 || p.probe_timeout_ms > 600'000) {
+      p.probe_timeout_ms < agent::kProbeConnectTimeoutMinMs || p.probe_timeout_ms > 600'000) {
     return r.fail(table, "", "tick_interval >= 10ms, check_interval >= 1s, sync_interval >= tick_interval, "
-                             "probe_timeout in 1ms..10m");
+                             "probe_timeout in 3500ms..10m (as the daemon's connect_timeout_ms)");
   }
   return r.check_unknown();
 }
