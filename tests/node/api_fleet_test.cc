@@ -14,6 +14,7 @@
 #include "record/report.h"
 #include "tests/node/daemon_fleet.h"
 #include "tests/node/http_client.h"
+#include "tests/tools/failure_notes.h"
 #include "tests/tools/run_process.h"
 
 namespace mesh::test {
@@ -23,8 +24,19 @@ using std::chrono::seconds;
 using Verb = boost::beast::http::verb;
 using Json = nlohmann::json;
 
+// A request that got no answer is noted, with why (printed if the test
+// case fails: tests/tools/failure_notes.h).
+HttpResult noted(HttpResult result, const DaemonFleet& fleet, std::uint32_t i, const std::string& what) {
+  if (result.status == 0) {
+    keep_for_failure("no answer", what + " to " + fleet.address(i) + ":" + std::to_string(fleet.api_port()) +
+                                      ": " + result.error);
+  }
+  return result;
+}
+
 HttpResult get(const DaemonFleet& fleet, std::uint32_t i, const std::string& target) {
-  return http_request(fleet.address(i), fleet.api_port(), Verb::get, target, fleet.read_token());
+  return noted(http_request(fleet.address(i), fleet.api_port(), Verb::get, target, fleet.read_token()), fleet, i,
+               "GET " + target);
 }
 
 std::string signed_roster(const DaemonFleet& fleet, const Roster& roster) {
@@ -79,7 +91,8 @@ TEST_CASE("a roster PUT on one node's API reaches every node; bad ones are refus
   next.routes.push_back(Route{"spare", "Spare"});
   const std::string raw = signed_roster(fleet, next);
   auto put = [&](const std::string& body, const std::string& token) {
-    return http_request(fleet.address(1), fleet.api_port(), Verb::put, "/v1/roster", token, body);
+    return noted(http_request(fleet.address(1), fleet.api_port(), Verb::put, "/v1/roster", token, body), fleet, 1,
+                 "PUT /v1/roster");
   };
   CHECK(put(raw, fleet.read_token()).status == 403);
   auto garbage = put("not a record", fleet.admin_token());

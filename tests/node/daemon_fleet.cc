@@ -83,9 +83,21 @@ DaemonFleet::DaemonFleet(std::uint32_t count, std::uint32_t subnet, const Parame
 }
 
 DaemonFleet::~DaemonFleet() {
-  // Printed only if the test case fails (tests/tools/failure_notes.h).
+  // Printed only if the test case fails (tests/tools/failure_notes.h): each
+  // daemon's log tail, whether it still ran, and whether its API port was
+  // listening (and how many connections waited to be accepted there).
   for (std::uint32_t i = 0; i < size(); ++i) {
     const std::string log = log_text(i);
+    std::string state = "daemon not started";
+    if (daemons_[i] != nullptr) {
+      const std::optional<int> status = daemons_[i]->wait_exit(std::chrono::milliseconds(0));
+      state = !status                ? "daemon running"
+              : WIFSIGNALED(*status) ? "daemon ended by signal " + std::to_string(WTERMSIG(*status))
+                                     : "daemon exited with status " + std::to_string(WEXITSTATUS(*status));
+    }
+    keep_for_failure(ids_[i] + " at the end of the test case",
+                     state + "; API " + address(i) + ":" + std::to_string(api_port_) + " " +
+                         tcp_listen_state(address(i), api_port_));
     if (!log.empty()) keep_for_failure(ids_[i] + "'s log, its last lines", last_lines(log, 30));
   }
 }

@@ -10,7 +10,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -69,6 +72,30 @@ inline bool port_accepts(const std::string& ipv4, std::uint16_t port) {
 inline bool wait_for_port(const std::string& ipv4, std::uint16_t port,
                           std::chrono::milliseconds timeout) {
   return wait_until([&] { return port_accepts(ipv4, port); }, timeout);
+}
+
+// Whether a TCP socket listens on `ipv4`:`port` (or on 0.0.0.0:`port`), as
+// /proc/net/tcp says, and how many connections wait in its accept queue:
+// what a test that got no answer from a daemon's port prints.
+inline std::string tcp_listen_state(const std::string& ipv4, std::uint16_t port) {
+  const sockaddr_in address = loopback_address(ipv4, port);
+  char wanted[16];
+  char any[16];
+  std::snprintf(wanted, sizeof wanted, "%08X:%04X", address.sin_addr.s_addr, port);
+  std::snprintf(any, sizeof any, "%08X:%04X", 0u, port);
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues;
+    fields >> slot >> local >> remote >> state >> queues;
+    if (state != "0A" || (local != wanted && local != any)) continue;  // 0A: LISTEN
+    const std::string waiting = queues.substr(queues.find(':') + 1);
+    return "listening (" + local + "), " + std::to_string(std::stoul(waiting, nullptr, 16)) +
+           " connections waiting to be accepted";
+  }
+  return "not listening";
 }
 
 }  // namespace mesh::test
