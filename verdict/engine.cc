@@ -56,7 +56,7 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
     if (report == nullptr || !view_usable(*report, now_ms, roster)) continue;
     usable[origin] = report;
     ViewShare share;
-    tally.contribute(+1, *report, digest_view(*report, params, fleet), &share);
+    tally.contribute(+1, digest_view(*report, params, fleet), &share);
     suspect[origin] = share.reaches(params, strained_permille(params));
   }
   const WitnessJudgement judged = judge_witnesses(tally, usable, suspect);
@@ -85,7 +85,7 @@ struct Evaluator::State {
   std::vector<UnixMs> heard_ms;  // by server: its held report's timestamp (TallyContext::heard_ms)
   std::uint32_t ignored = 0;
 
-  void withdraw(const Held& entry) { tally->contribute(-1, *entry.report, entry.digest); }
+  void withdraw(const Held& entry) { tally->contribute(-1, entry.digest); }
 
   void reset(const Roster& new_roster) {
     tally.reset();
@@ -109,9 +109,7 @@ struct Evaluator::State {
     const std::vector<std::uint32_t> claimants = tally->silent_claimants(origin);
     for (std::uint32_t observer : claimants) withdraw(held[observer]);
     heard_ms[origin] = timestamp_ms;
-    for (std::uint32_t observer : claimants) {
-      tally->contribute(+1, *held[observer].report, held[observer].digest);
-    }
+    for (std::uint32_t observer : claimants) tally->contribute(+1, held[observer].digest);
   }
 
   void ensure_plans(std::uint64_t epoch, bool grace) {
@@ -147,7 +145,7 @@ struct Evaluator::State {
         continue;
       }
       ViewShare share;
-      tally->contribute(+1, *entry.report, entry.digest, &share);
+      tally->contribute(+1, entry.digest, &share);
       entry.suspect = share.reaches(roster.params, strained_permille(roster.params));
     }
   }

@@ -65,11 +65,10 @@ void Tally::count_assigned() {
   }
 }
 
-void Tally::contribute(int sign, const ObservedReport& observed, const ViewDigest& digest,
-                       ViewShare* share) {
+void Tally::contribute(int sign, const ViewDigest& digest, ViewShare* share) {
   MESH_CHECK(sign == 1 || sign == -1, "contribute(): sign must be +1 or -1");
   const Fleet& fleet = *context_.fleet;
-  const std::uint32_t origin = observed.origin;
+  const std::uint32_t origin = digest.origin;
   MESH_CHECK(origin < fleet.server_count, "contribute(): origin outside the roster");
   const std::uint32_t country = fleet.country_of[origin];
   const WitnessPlan& plan = *context_.current;

@@ -59,12 +59,11 @@ class Tally {
   explicit Tally(const TallyContext& context);
 
   // Adds (sign = +1) or removes (sign = -1) the results of one observer's
-  // usable view, as `digest` (digest_view of `observed` against this
-  // tally's roster) sorts them. Removal REQUIRES the same report and digest
-  // that were added. With `share`, also counts into it the view's share of
-  // streaks (ViewShare, as fails_share reads it).
-  void contribute(int sign, const ObservedReport& observed, const ViewDigest& digest,
-                  ViewShare* share = nullptr);
+  // usable view, as its digest (digest_view against this tally's roster)
+  // holds them. Removal REQUIRES the digest that was added. With `share`,
+  // also counts into it the view's share of streaks (ViewShare, as
+  // fails_share reads it).
+  void contribute(int sign, const ViewDigest& digest, ViewShare* share = nullptr);
 
   const TallyContext& context() const { return context_; }
   std::uint32_t country_count() const { return countries_; }

@@ -4,6 +4,7 @@ namespace mesh::verdict {
 
 ViewDigest digest_view(const ObservedReport& observed, const Parameters& params, const Fleet& fleet) {
   ViewDigest digest;
+  digest.origin = observed.origin;
   const std::size_t countries = fleet.countries.size();
   digest.plain_in_country.assign(countries, 0);
   // A closed run adds its servers per country: by the fleet's prefix

@@ -35,6 +35,7 @@ struct PlainRun {
 };
 
 struct ViewDigest {
+  std::uint32_t origin = 0;          // the observer (ObservedReport::origin)
   std::vector<PlainRun> plain;       // the plain counted results, ascending
   std::vector<ProbeResult> other;    // the other counted results, ascending
   std::vector<std::uint32_t> plain_in_country;  // by country of the fleet: plain results

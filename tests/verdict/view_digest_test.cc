@@ -78,6 +78,7 @@ TEST_CASE("view digest: exactly the counted results, the plain ones in runs") {
         other.push_back(result);
       }
     });
+    CHECK(digest.origin == origin);
     CHECK(plain_targets(digest) == plain);
     CHECK(digest.other == other);
     CHECK(digest.plain_in_country == in_country);
@@ -124,7 +125,7 @@ TEST_CASE("tally: views fed through digests count what each result counts, and l
       views.push_back(random_view(origin, fleet.server_count, roster.params, rng));
       digests.push_back(digest_view(views.back(), roster.params, fleet));
       ViewShare share;
-      tally.contribute(+1, views.back(), digests.back(), &share);
+      tally.contribute(+1, digests.back(), &share);
       CHECK(share.reaches(roster.params, 500) ==
             fails_share(views.back(), roster.params, fleet.server_count, 500));
       // The oracle: each counted witness result, by the rules of tally.h.
@@ -150,7 +151,7 @@ TEST_CASE("tally: views fed through digests count what each result counts, and l
       for (std::uint32_t c = 0; c < countries; ++c) CHECK(tally.through(o, c) == through[o * countries + c]);
     }
     for (std::uint32_t origin = 0; origin < fleet.server_count; ++origin) {
-      tally.contribute(-1, views[origin], digests[origin]);
+      tally.contribute(-1, digests[origin]);
     }
     for (std::uint32_t t = 0; t < fleet.server_count; ++t) {
       CHECK(tally.streak_observers(t).empty());
