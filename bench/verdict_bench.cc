@@ -103,6 +103,13 @@ void BM_ReadViews(benchmark::State& state) {
   }
 }
 
+// An Evaluator holding every report of a full-mesh fleet of `servers`.
+Evaluator holding_fleet(const Roster& roster, std::uint32_t servers, std::mt19937_64& rng) {
+  Evaluator evaluator(roster);
+  for (ObservedReport& report : fleet_reports(servers, rng)) evaluator.upsert(std::move(report));
+  return evaluator;
+}
+
 // The full evaluation as a daemon meets it: its Evaluator rebuilds the
 // tally from the reports it holds (each digested once, when it arrived)
 // whenever the epoch or its grace window changes. Each iteration
@@ -112,8 +119,7 @@ void BM_EvaluatorRebuild(benchmark::State& state) {
   auto servers = static_cast<std::uint32_t>(state.range(0));
   std::mt19937_64 rng(42);
   Roster roster = full_mesh_roster(servers);
-  Evaluator evaluator(roster);
-  for (ObservedReport& report : fleet_reports(servers, rng)) evaluator.upsert(std::move(report));
+  Evaluator evaluator = holding_fleet(roster, servers, rng);
   const UnixMs in_grace = epoch_start_ms(epoch_of(kNow, roster.params), roster.params) + 60'000;
   if (!in_grace_after_switch(in_grace, roster.params) || in_grace_after_switch(kNow, roster.params)) {
     state.SkipWithError("the two evaluation times are not either side of the grace window's end");
@@ -131,8 +137,7 @@ void BM_IncrementalUpsertEvaluate(benchmark::State& state) {
   auto servers = static_cast<std::uint32_t>(state.range(0));
   std::mt19937_64 rng(42);
   Roster roster = full_mesh_roster(servers);
-  Evaluator evaluator(roster);
-  for (ObservedReport& report : fleet_reports(servers, rng)) evaluator.upsert(std::move(report));
+  Evaluator evaluator = holding_fleet(roster, servers, rng);
   benchmark::DoNotOptimize(evaluator.evaluate(kNow));
   // Fresh reports prepared outside the timed loop; each iteration upserts one.
   std::vector<ObservedReport> next;
