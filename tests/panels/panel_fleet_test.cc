@@ -50,9 +50,14 @@ TEST_CASE("Remnawave: one writer for 9 daemons, within 10 s of the verdict, harm
     return true;
   };
   CHECK(DaemonFleet::wait(settled, seconds(20)));
-  for (std::uint32_t i = 0; i < fleet.size(); ++i) {
-    CHECK(api_get(fleet, i, "/v1/mesh")["panel_sync"]["owner"] == fleet.id(*owner));
-  }
+  // Every node names it, again once settled. A wait, not one look: each
+  // node names the owner from the reports it holds, which lag the others'
+  // by a gossip hop (a member's first warm report, a report late under
+  // load: the tiers and freshness of node/rotation/sync_owner.h). Under a
+  // sanitized CI load one node named n8 for a moment just after all had
+  // agreed on n1 (2026-12-06; n8 wrote nothing then, as the runs of
+  // writers below say). One writer is what this test holds the fleet to.
+  CHECK(DaemonFleet::wait([&] { return agreed_owner(fleet) == owner; }, seconds(20)));
   // A node that is neither the owner nor in route "first" (n1..n3).
   std::uint32_t k = 3;
   while (k == *owner) ++k;
