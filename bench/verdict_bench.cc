@@ -120,8 +120,9 @@ void BM_EvaluatorRebuild(benchmark::State& state) {
   std::mt19937_64 rng(42);
   Roster roster = full_mesh_roster(servers);
   Evaluator evaluator = holding_fleet(roster, servers, rng);
-  const UnixMs in_grace = epoch_start_ms(epoch_of(kNow, roster.params), roster.params) + 60'000;
-  if (!in_grace_after_switch(in_grace, roster.params) || in_grace_after_switch(kNow, roster.params)) {
+  const std::size_t n = roster.servers.size();
+  const UnixMs in_grace = epoch_start_ms(epoch_of(kNow, roster.params, n), roster.params, n) + 60'000;
+  if (!in_grace_after_switch(in_grace, roster.params, n) || in_grace_after_switch(kNow, roster.params, n)) {
     state.SkipWithError("the two evaluation times are not either side of the grace window's end");
     return;
   }

@@ -1,8 +1,9 @@
-// Heartbeats that scale with the fleet (docs/CONFIG.md, "Fleet size"):
-// every node receives every node's heartbeats, so at a fixed interval a
-// node's gossip grows with the roster's size N. Above kFleetScaleServers
-// servers the heartbeat interval and stale_after grow in proportion to N
-// (as Consul scales its anti-entropy interval), which keeps the heartbeats
+// Heartbeats and epochs that scale with the fleet (docs/CONFIG.md, "Fleet
+// size"): every node receives every node's heartbeats, and every node's
+// report at each witness epoch switch, so at fixed intervals a node's
+// gossip grows with the roster's size N. Above kFleetScaleServers servers
+// the heartbeat interval, stale_after and the epoch grow in proportion to
+// N (as Consul scales its anti-entropy interval), which keeps the reports
 // a node receives per day flat in N. Only silence (`no_data`) is found
 // later: power-off and blocks are found by probes, whose pace does not
 // change.
@@ -60,6 +61,19 @@ inline DurationMs effective_stale_after_ms(const Parameters& params, std::size_t
   const DurationMs capped =
       std::max(params.stale_after_ms, std::min(scaled, fleet_scale_detail::kStaleAfterMaxMs));
   return std::max(capped, effective_heartbeat_ms(params, server_count));
+}
+
+// The length of a witness epoch in a fleet of `server_count`: epoch_ms
+// scaled by the same factor, at most one day (never below the roster's).
+// Every node publishes a full report at each switch (its witness plan, and
+// so its report's meaning, changes) and probes its next targets beside its
+// current ones for the warm-up before it, so at a fixed epoch a node's
+// gossip grows with N again: at 1000 servers the hourly switches were 24
+// of a node's 72 reports a day, 13.3 MB of its gossip (docs/PERFORMANCE.md).
+// Scaled, the pairs are still drawn afresh at least once a day.
+inline DurationMs effective_epoch_ms(const Parameters& params, std::size_t server_count) {
+  const DurationMs scaled = scale_for_fleet(params.epoch_ms, server_count);
+  return std::max(params.epoch_ms, std::min(scaled, fleet_scale_detail::kDayMs));
 }
 
 }  // namespace mesh

@@ -36,8 +36,8 @@ Evaluation evaluate(const Roster& roster, std::span<const ObservedReport> report
                     UnixMs now_ms) {
   const Fleet fleet = build_fleet(roster);
   const Parameters& params = roster.params;
-  const std::uint64_t epoch = epoch_of(now_ms, params);
-  const bool grace = in_grace_after_switch(now_ms, params);
+  const std::uint64_t epoch = epoch_of(now_ms, params, fleet.server_count);
+  const bool grace = in_grace_after_switch(now_ms, params, fleet.server_count);
   const WitnessPlan current = plan_witnesses(roster, fleet, epoch);
   std::optional<WitnessPlan> previous;
   if (grace) previous = plan_witnesses(roster, fleet, epoch - 1);
@@ -185,8 +185,8 @@ bool Evaluator::upsert(ObservedReport report) {
 Evaluation Evaluator::evaluate(UnixMs now_ms) {
   State& state = *state_;
   const Parameters& params = state.roster.params;
-  const std::uint64_t epoch = epoch_of(now_ms, params);
-  const bool grace = in_grace_after_switch(now_ms, params);
+  const std::uint64_t epoch = epoch_of(now_ms, params, state.fleet.server_count);
+  const bool grace = in_grace_after_switch(now_ms, params, state.fleet.server_count);
   if (!state.tally || state.tally_epoch != epoch || state.tally_grace != grace) {
     state.rebuild(epoch, grace);
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/check.h"
+#include "record/fleet_scale.h"
 #include "verdict/hash.h"
 
 namespace mesh::verdict {
@@ -133,40 +134,43 @@ WitnessPlan plan_witnesses(const Roster& roster, const Fleet& fleet, std::uint64
   return plan;
 }
 
-std::uint64_t epoch_of(UnixMs now_ms, const Parameters& params) {
-  if (now_ms <= 0 || params.epoch_ms <= 0) return 0;
-  return static_cast<std::uint64_t>(now_ms / params.epoch_ms);
+std::uint64_t epoch_of(UnixMs now_ms, const Parameters& params, std::size_t server_count) {
+  const DurationMs epoch_ms = effective_epoch_ms(params, server_count);
+  if (now_ms <= 0 || epoch_ms <= 0) return 0;
+  return static_cast<std::uint64_t>(now_ms / epoch_ms);
 }
 
-UnixMs epoch_start_ms(std::uint64_t epoch, const Parameters& params) {
-  if (params.epoch_ms <= 0) return 0;
-  return static_cast<UnixMs>(epoch) * params.epoch_ms;
+UnixMs epoch_start_ms(std::uint64_t epoch, const Parameters& params, std::size_t server_count) {
+  const DurationMs epoch_ms = effective_epoch_ms(params, server_count);
+  if (epoch_ms <= 0) return 0;
+  return static_cast<UnixMs>(epoch) * epoch_ms;
 }
 
-DurationMs warmup_ms(const Parameters& params) {
-  if (params.epoch_ms <= 0) return 0;
+DurationMs warmup_ms(const Parameters& params, std::size_t server_count) {
+  const DurationMs epoch_ms = effective_epoch_ms(params, server_count);
+  if (epoch_ms <= 0) return 0;
   DurationMs window = (static_cast<DurationMs>(params.fail_streak) + 2) *
                       std::max<DurationMs>(params.probe_interval_ms, 0);
-  return std::min(window, params.epoch_ms);
+  return std::min(window, epoch_ms);
 }
 
-bool in_warmup_before_switch(UnixMs now_ms, const Parameters& params) {
-  if (params.epoch_ms <= 0) return false;
-  UnixMs next_start = epoch_start_ms(epoch_of(now_ms, params) + 1, params);
-  return now_ms >= next_start - warmup_ms(params);
+bool in_warmup_before_switch(UnixMs now_ms, const Parameters& params, std::size_t server_count) {
+  if (effective_epoch_ms(params, server_count) <= 0) return false;
+  UnixMs next_start = epoch_start_ms(epoch_of(now_ms, params, server_count) + 1, params, server_count);
+  return now_ms >= next_start - warmup_ms(params, server_count);
 }
 
-bool in_grace_after_switch(UnixMs now_ms, const Parameters& params) {
-  std::uint64_t epoch = epoch_of(now_ms, params);
+bool in_grace_after_switch(UnixMs now_ms, const Parameters& params, std::size_t server_count) {
+  std::uint64_t epoch = epoch_of(now_ms, params, server_count);
   if (epoch == 0) return false;
-  return now_ms < epoch_start_ms(epoch, params) + warmup_ms(params);
+  return now_ms < epoch_start_ms(epoch, params, server_count) + warmup_ms(params, server_count);
 }
 
 std::vector<std::uint32_t> probe_targets(const WitnessPlan& current, const WitnessPlan& next,
                                          std::uint32_t observer, UnixMs now_ms,
                                          const Parameters& params) {
   std::vector<std::uint32_t> targets = current.targets(observer);
-  if (!in_warmup_before_switch(now_ms, params)) return targets;
+  if (!in_warmup_before_switch(now_ms, params, current.server_count)) return targets;
   std::vector<std::uint32_t> incoming = next.targets(observer);
   std::vector<std::uint32_t> merged;
   std::set_union(targets.begin(), targets.end(), incoming.begin(), incoming.end(),
@@ -177,7 +181,7 @@ std::vector<std::uint32_t> probe_targets(const WitnessPlan& current, const Witne
 std::vector<std::uint32_t> probe_targets(const Roster& roster, std::uint32_t observer,
                                          UnixMs now_ms) {
   Fleet fleet = build_fleet(roster);
-  std::uint64_t epoch = epoch_of(now_ms, roster.params);
+  std::uint64_t epoch = epoch_of(now_ms, roster.params, roster.servers.size());
   return probe_targets(plan_witnesses(roster, fleet, epoch),
                        plan_witnesses(roster, fleet, epoch + 1), observer, now_ms,
                        roster.params);

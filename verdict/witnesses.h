@@ -10,6 +10,7 @@
 // witnesses_per_country servers, is the full mesh: everyone probes everyone.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -50,23 +51,27 @@ struct WitnessPlan {
 WitnessPlan plan_witnesses(const Roster& roster, std::uint64_t epoch);
 WitnessPlan plan_witnesses(const Roster& roster, const Fleet& fleet, std::uint64_t epoch);
 
-// Epoch number at `now_ms`: floor(now_ms / epoch_ms); 0 for times before
-// 1970 or a non-positive epoch_ms (the assignment is then never re-drawn).
-std::uint64_t epoch_of(UnixMs now_ms, const Parameters& params);
+// The epochs of a fleet of `server_count` servers are
+// effective_epoch_ms(params, server_count) long (record/fleet_scale.h:
+// epoch_ms itself up to 128 servers, in proportion to N above).
+// Epoch number at `now_ms`: floor(now_ms / epoch length); 0 for times
+// before 1970 or a non-positive epoch_ms (the assignment is then never
+// re-drawn).
+std::uint64_t epoch_of(UnixMs now_ms, const Parameters& params, std::size_t server_count);
 // First millisecond of `epoch`.
-UnixMs epoch_start_ms(std::uint64_t epoch, const Parameters& params);
+UnixMs epoch_start_ms(std::uint64_t epoch, const Parameters& params, std::size_t server_count);
 
 // The warm-up window: (fail_streak + 2) x probe_interval_ms, capped at
-// epoch_ms. Incoming witnesses start probing this long before a switch, so
-// that by the switch they hold fail_streak results plus two intervals of
-// margin for report delay; and for this long after a switch the verdict
-// also accepts the previous epoch's witnesses.
-DurationMs warmup_ms(const Parameters& params);
+// the epoch's length. Incoming witnesses start probing this long before a
+// switch, so that by the switch they hold fail_streak results plus two
+// intervals of margin for report delay; and for this long after a switch
+// the verdict also accepts the previous epoch's witnesses.
+DurationMs warmup_ms(const Parameters& params, std::size_t server_count);
 // True when now_ms lies in the warm-up window before the next switch.
-bool in_warmup_before_switch(UnixMs now_ms, const Parameters& params);
+bool in_warmup_before_switch(UnixMs now_ms, const Parameters& params, std::size_t server_count);
 // True when now_ms lies in the first warm-up window after a switch
 // (never in epoch 0, which has no predecessor).
-bool in_grace_after_switch(UnixMs now_ms, const Parameters& params);
+bool in_grace_after_switch(UnixMs now_ms, const Parameters& params, std::size_t server_count);
 
 // The sorted targets `observer` must probe at now_ms: its targets in
 // `current` (the plan of epoch_of(now_ms)), plus its targets in `next` (the

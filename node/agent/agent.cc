@@ -196,8 +196,9 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
     pacing_targets_ = 0;
     return targets_;
   }
-  const std::uint64_t epoch = verdict::epoch_of(now, roster->params);
-  const bool warmup = verdict::in_warmup_before_switch(now, roster->params);
+  const std::size_t servers = roster->servers.size();
+  const std::uint64_t epoch = verdict::epoch_of(now, roster->params, servers);
+  const bool warmup = verdict::in_warmup_before_switch(now, roster->params, servers);
   if (roster == targets_roster_ && epoch == targets_epoch_ && warmup == targets_warmup_) {
     return targets_;
   }
@@ -210,10 +211,10 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   std::sort(assigned_.begin(), assigned_.end());
   const std::size_t steady = assigned_.size();
   const std::size_t extra = targets_.size() - steady;
-  const DurationMs warmup_window_ms = verdict::warmup_ms(roster->params);
+  const DurationMs warmup_window_ms = verdict::warmup_ms(roster->params, servers);
+  const auto epoch_ms = static_cast<std::uint64_t>(effective_epoch_ms(roster->params, servers));
   pacing_targets_ = steady + static_cast<std::size_t>(
-                                 (extra * static_cast<std::uint64_t>(warmup_window_ms) + roster->params.epoch_ms - 1) /
-                                 static_cast<std::uint64_t>(roster->params.epoch_ms));
+                                 (extra * static_cast<std::uint64_t>(warmup_window_ms) + epoch_ms - 1) / epoch_ms);
   if (epoch != targets_epoch_ || roster != targets_roster_) meaning_dirty_ = true;
   targets_roster_ = roster;
   targets_epoch_ = epoch;

@@ -104,7 +104,7 @@ const WitnessPlan& ProbeSim::plan(std::uint64_t epoch) {
 
 void ProbeSim::probe_round(UnixMs now_ms) {
   const Parameters& params = roster_.params;
-  std::uint64_t epoch = epoch_of(now_ms, params);
+  std::uint64_t epoch = epoch_of(now_ms, params, fleet_.server_count);
   const WitnessPlan& current = plan(epoch);
   const WitnessPlan& next = plan(epoch + 1);
   for (std::uint32_t o = 0; o < fleet_.server_count; ++o) {

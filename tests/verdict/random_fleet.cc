@@ -62,7 +62,7 @@ std::uint32_t RandomReports::streak_for(std::uint32_t origin, std::uint32_t targ
 
 ObservedReport RandomReports::make(std::uint32_t origin, UnixMs at_ms) {
   const Parameters& params = roster_.params;
-  std::uint64_t epoch = epoch_of(at_ms, params);
+  std::uint64_t epoch = epoch_of(at_ms, params, fleet_.server_count);
   std::vector<std::uint32_t> targets =
       probe_targets(plan(epoch), plan(epoch + 1), origin, at_ms, params);
   if (chance(rng_, 10) && fleet_.server_count > 1) targets.push_back(uniform(rng_, 0, fleet_.server_count - 1));

@@ -111,7 +111,7 @@ TEST_CASE("tally: views fed through digests count what each result counts, and l
     CAPTURE(witnesses);
     Roster roster = make_roster({"DE", "FI", "NL", "US"}, {6, 3, 8, 5}, witnesses);
     const Fleet fleet = build_fleet(roster);
-    const WitnessPlan plan = plan_witnesses(roster, fleet, epoch_of(kT0, roster.params));
+    const WitnessPlan plan = plan_witnesses(roster, fleet, epoch_of(kT0, roster.params, fleet.server_count));
     std::vector<UnixMs> heard(fleet.server_count, kT0 - 60'000);
     heard[2] = 0;  // never heard: its silence claims hold
     Tally tally(TallyContext{&fleet, &roster.params, &plan, nullptr, &heard});

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "record/fleet_scale.h"
 #include "tests/verdict/fixtures.h"
 #include "verdict/hash.h"
 #include "verdict/witnesses.h"
@@ -129,37 +130,63 @@ TEST_CASE("no pair is starved: across epochs every in-country pair gets drawn") 
 
 TEST_CASE("epoch arithmetic and the warm-up windows") {
   Parameters params;  // epoch 1 h, probe every 60 s, fail_streak 3
-  CHECK(warmup_ms(params) == 5 * 60'000);
-  CHECK(epoch_of(0, params) == 0);
-  CHECK(epoch_of(-5, params) == 0);
-  CHECK(epoch_of(3'599'999, params) == 0);
-  CHECK(epoch_of(3'600'000, params) == 1);
-  CHECK(epoch_start_ms(2, params) == 7'200'000);
-  CHECK_FALSE(in_warmup_before_switch(3'600'000 - 300'001, params));
-  CHECK(in_warmup_before_switch(3'600'000 - 300'000, params));
-  CHECK(in_warmup_before_switch(3'599'999, params));
-  CHECK_FALSE(in_warmup_before_switch(3'600'000, params));
-  CHECK(in_grace_after_switch(3'600'000, params));
-  CHECK(in_grace_after_switch(3'600'000 + 299'999, params));
-  CHECK_FALSE(in_grace_after_switch(3'600'000 + 300'000, params));
-  CHECK_FALSE(in_grace_after_switch(10, params));  // epoch 0 has no predecessor
+  constexpr std::size_t n = 100;  // up to 128 servers the epoch is epoch_ms
+  CHECK(warmup_ms(params, n) == 5 * 60'000);
+  CHECK(epoch_of(0, params, n) == 0);
+  CHECK(epoch_of(-5, params, n) == 0);
+  CHECK(epoch_of(3'599'999, params, n) == 0);
+  CHECK(epoch_of(3'600'000, params, n) == 1);
+  CHECK(epoch_start_ms(2, params, n) == 7'200'000);
+  CHECK_FALSE(in_warmup_before_switch(3'600'000 - 300'001, params, n));
+  CHECK(in_warmup_before_switch(3'600'000 - 300'000, params, n));
+  CHECK(in_warmup_before_switch(3'599'999, params, n));
+  CHECK_FALSE(in_warmup_before_switch(3'600'000, params, n));
+  CHECK(in_grace_after_switch(3'600'000, params, n));
+  CHECK(in_grace_after_switch(3'600'000 + 299'999, params, n));
+  CHECK_FALSE(in_grace_after_switch(3'600'000 + 300'000, params, n));
+  CHECK_FALSE(in_grace_after_switch(10, params, n));  // epoch 0 has no predecessor
   Parameters short_epoch = params;
   short_epoch.epoch_ms = 120'000;
-  CHECK(warmup_ms(short_epoch) == 120'000);
+  CHECK(warmup_ms(short_epoch, n) == 120'000);
   Parameters never = params;
   never.epoch_ms = 0;
-  CHECK(epoch_of(9'999'999'999, never) == 0);
-  CHECK_FALSE(in_warmup_before_switch(5, never));
+  CHECK(epoch_of(9'999'999'999, never, n) == 0);
+  CHECK_FALSE(in_warmup_before_switch(5, never, n));
+  CHECK(epoch_of(9'999'999'999, never, 1000) == 0);
+}
+
+TEST_CASE("above 128 servers an epoch is longer in proportion, at most a day, and its windows follow") {
+  Parameters params;  // epoch 1 h
+  CHECK(effective_epoch_ms(params, 128) == 3'600'000);
+  CHECK(effective_epoch_ms(params, 256) == 7'200'000);
+  CHECK(effective_epoch_ms(params, 1000) == 28'125'000);  // 7 h 48 min 45 s
+  CHECK(effective_epoch_ms(params, 3000) == 84'375'000);  // 23 h 26 min 15 s
+  CHECK(effective_epoch_ms(params, 4096) == 86'400'000);  // capped at a day
+  Parameters long_epoch = params;
+  long_epoch.epoch_ms = 2 * 86'400'000;  // an operator's longer epoch is kept
+  CHECK(effective_epoch_ms(long_epoch, 4096) == 2 * 86'400'000);
+  constexpr std::size_t n = 1000;
+  const UnixMs epoch_ms = 28'125'000;
+  CHECK(epoch_of(epoch_ms - 1, params, n) == 0);
+  CHECK(epoch_of(epoch_ms, params, n) == 1);
+  CHECK(epoch_of(3'600'000, params, n) == 0);  // an hour is no switch there
+  CHECK(epoch_start_ms(3, params, n) == 3 * epoch_ms);
+  CHECK(warmup_ms(params, n) == 5 * 60'000);  // the warm-up is the probes', not the epoch's
+  CHECK_FALSE(in_warmup_before_switch(3'600'000 - 1, params, n));
+  CHECK(in_warmup_before_switch(epoch_ms - 300'000, params, n));
+  CHECK_FALSE(in_grace_after_switch(3'600'000, params, n));
+  CHECK(in_grace_after_switch(epoch_ms + 299'999, params, n));
+  CHECK_FALSE(in_grace_after_switch(epoch_ms + 300'000, params, n));
 }
 
 TEST_CASE("incoming witnesses probe their next-epoch targets during warm-up only") {
   Roster roster = make_roster({"DE", "NL", "RU", "US"}, {5, 5, 5, 5}, 3);
   const Parameters& params = roster.params;
-  const UnixMs switch_ms = epoch_start_ms(472223, params);
+  const UnixMs switch_ms = epoch_start_ms(472223, params, roster.servers.size());
   WitnessPlan current = plan_witnesses(roster, 472222);
   WitnessPlan next = plan_witnesses(roster, 472223);
   for (std::uint32_t o = 0; o < 20; ++o) {
-    auto early = probe_targets(current, next, o, switch_ms - warmup_ms(params) - 1, params);
+    auto early = probe_targets(current, next, o, switch_ms - warmup_ms(params, roster.servers.size()) - 1, params);
     CHECK(early == current.targets(o));
     auto warm = probe_targets(current, next, o, switch_ms - 1, params);
     std::vector<std::uint32_t> expected;

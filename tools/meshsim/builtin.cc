@@ -9,6 +9,7 @@
 #include "record/fleet_scale.h"
 #include "tools/meshsim/builtin_builder.h"
 #include "tools/meshsim/fleet_gen.h"
+#include "verdict/witnesses.h"
 
 namespace mesh::sim {
 namespace {
@@ -326,7 +327,10 @@ void clock_skew(Builder& b) {
 // compatriot's TLS failure), or at the switch a country is split and the
 // verdict lapses.
 void epoch_boundary(Builder& b, BlockPort port) {
-  b.s.start_unix_ms += b.s.params.epoch_ms - 20 * kMinute;  // the switch falls at 20m
+  // The switch falls at 20m (epochs are longer above 128 servers: record/fleet_scale.h).
+  const std::size_t servers = b.s.fleet.generated_nodes;
+  const std::uint64_t epoch = verdict::epoch_of(b.s.start_unix_ms, b.s.params, servers);
+  b.s.start_unix_ms = verdict::epoch_start_ms(epoch + 1, b.s.params, servers) - 20 * kMinute;
   ServerId blocked = b.of_country(0, 0);
   Event& block = b.event(3 * kMinute, EventKind::block, {blocked});
   block.name = "blocked";
