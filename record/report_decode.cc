@@ -14,6 +14,7 @@
 // copies (the reason string, the results vector and the merge of the ok
 // targets into it); every rule and message is the one code path both share.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -67,7 +68,8 @@ std::string oversized_bin(ByteView payload) {
   }
   const ReadStatus ok_bitmap = reader.read_bin(&bin, kOkBitmapBytesMax);
   if (ok_bitmap == ReadStatus::bin_too_long) return "view.ok_bitmap";
-  if (ok_bitmap == ReadStatus::ok && count == kViewFieldsRecovered && skip(3) &&  // streak, age, failures
+  const bool read = ok_bitmap == ReadStatus::ok || (ok_bitmap == ReadStatus::wrong_type && skip(1));  // gaps
+  if (read && count == kViewFieldsRecovered && skip(3) &&  // streak, age, failures
       reader.read_bin(&bin, kOkBitmapBytesMax) == ReadStatus::bin_too_long) {
     return "view.recovered";
   }
@@ -270,17 +272,58 @@ struct OkTargets {
   }
 };
 
-// Reads view elements 1..3 and checks every bitmap target against `rules`.
+// A bitmap of the largest roster, on the caller's stack: where a target
+// set written as gaps is expanded.
+using TargetBits = std::array<std::uint8_t, kOkBitmapBytesMax>;
+
+// One set of targets (view.ok_bitmap, view.recovered) in either of its forms
+// (docs/PROTOCOL.md, "Report payload", "Target sets"): a trimmed bitmap
+// (bin), or the targets in ascending order as gaps (a non-empty array of
+// uints: the first target, then each one's distance from the one before,
+// at least 1). Gaps are expanded into `scratch`, so both forms read alike
+// from here on and nothing is allocated. Checks only what the form itself
+// can break (and targets beyond any roster); the roster's rules come after.
+Result<ByteView, ReportError> read_target_set(Reader& reader, const char* field, TargetBits& scratch) {
+  ByteView bits;
+  const ReadStatus bin = reader.read_bin(&bits, kOkBitmapBytesMax);
+  if (bin == ReadStatus::ok) {
+    if (!bits.empty() && bits[bits.size() - 1] == 0) {
+      return fail(ReportError::malformed, std::string(field) + ": trailing zero byte (must be trimmed)");
+    }
+    return bits;
+  }
+  std::uint32_t count = 0;
+  if (bin != ReadStatus::wrong_type || reader.read_array_header(&count, kReportTargetsMax) != ReadStatus::ok) {
+    return fail(ReportError::malformed, std::string(field) + ": not a bin or an array");
+  }
+  if (count == 0) {
+    return fail(ReportError::malformed, std::string(field) + ": an empty array (no target is an empty bin)");
+  }
+  scratch.fill(0);
+  std::uint64_t target = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    auto where = [&] { return std::string(field) + "[" + std::to_string(i) + "]"; };
+    std::uint64_t gap = 0;
+    if (reader.read_uint(&gap) != ReadStatus::ok) {
+      return fail(ReportError::malformed, where() + ": not an unsigned integer");
+    }
+    if (i > 0 && gap == 0) return fail(ReportError::repeated_target, where() + ": a gap of 0 repeats a target");
+    if (gap >= kReportTargetsMax || (target += gap) >= kReportTargetsMax) {
+      return fail(ReportError::unknown_target, where() + ": a target beyond any roster");
+    }
+    scratch[target / 8] |= static_cast<std::uint8_t>(1u << (target % 8));
+  }
+  return ByteView(scratch.data(), static_cast<std::size_t>(target / 8 + 1));
+}
+
+// Reads view elements 1..3 and checks every ok target against `rules`.
 Result<OkTargets, ReportError> decode_ok_targets(Reader& reader, const TargetRules& rules,
-                                                 UnixMs timestamp) {
+                                                 UnixMs timestamp, TargetBits& scratch) {
   OkTargets ok;
-  if (reader.read_bin(&ok.bitmap, kOkBitmapBytesMax) != ReadStatus::ok) {
-    return fail(ReportError::malformed, "view.ok_bitmap: not a bin");
-  }
+  auto bits = read_target_set(reader, "view.ok_bitmap", scratch);
+  if (!bits) return bits.error();
+  ok.bitmap = *bits;
   std::size_t bytes = ok.bitmap.size();
-  if (bytes > 0 && ok.bitmap[bytes - 1] == 0) {
-    return fail(ReportError::malformed, "view.ok_bitmap: trailing zero byte (must be trimmed)");
-  }
   auto streak = read_uint(reader, named("view.ok_min_streak"), kStreakMax);
   if (!streak) return streak.error();
   auto oldest = read_time(reader, named("view.ok_oldest_age_ms"), timestamp);
@@ -449,15 +492,12 @@ Status<ReportError> decode_failures(Reader& reader, const OkTargets& ok,
 template <Keep kKeep>
 Status<ReportError> decode_recovered(Reader& reader, const OkTargets& ok,
                                      std::vector<ProbeResult>& results) {
-  ByteView bitmap;
-  if (reader.read_bin(&bitmap, kOkBitmapBytesMax) != ReadStatus::ok) {
-    return fail(ReportError::malformed, "view.recovered: not a bin");
-  }
+  TargetBits scratch;
+  auto bits = read_target_set(reader, "view.recovered", scratch);
+  if (!bits) return bits.error();
+  const ByteView bitmap = *bits;
   if (bitmap.empty()) {
     return fail(ReportError::malformed, "view.recovered: empty (the element is left out instead)");
-  }
-  if (bitmap[bitmap.size() - 1] == 0) {
-    return fail(ReportError::malformed, "view.recovered: trailing zero byte (must be trimmed)");
   }
   auto result = results.begin();
   for (std::size_t byte = 0; byte < bitmap.size(); ++byte) {
@@ -494,7 +534,8 @@ Status<ReportError> decode_view(Reader& reader, const Roster& roster, std::uint3
   if (view.roster_version == roster.version) {
     rules = {static_cast<std::uint32_t>(roster.servers.size()), origin_index};
   }
-  auto ok = decode_ok_targets(reader, rules, timestamp);
+  TargetBits ok_scratch;  // the ok targets' bitmap when they came as gaps
+  auto ok = decode_ok_targets(reader, rules, timestamp, ok_scratch);
   if (!ok) return ok.error();
   if (auto status = decode_failures<kKeep>(reader, *ok, rules, timestamp, view.results); !status) {
     return status;

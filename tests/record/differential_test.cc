@@ -12,6 +12,7 @@
 #include "tests/record/fixtures.h"
 #include "tests/record/legacy_decode.h"
 #include "tests/record/mutations.h"
+#include "tests/record/random_report.h"
 
 using namespace mesh;
 
@@ -84,6 +85,34 @@ TEST_CASE("mutated records give the same result and error code") {
     CAPTURE(round);
     expect_same_envelope(test::mutate_msgpack(round % 4 == 0 ? roster_record : report_record, rng));
   }
+}
+
+// Random reports with faults of every rule, their target sets written as
+// bitmaps or as gaps (with a gap of 0 or one beyond any roster now and
+// then): tests/record/random_report.cc.
+TEST_CASE("random reports in either target-set form give the same result and error code") {
+  std::vector<Roster> rosters;
+  for (std::size_t servers : {3, 12, 100, 1000}) rosters.push_back(test::sample_roster(servers, 7));
+  std::mt19937 rng(kSeed);
+  int accepted = 0;
+  for (int i = 0; i < 8000; ++i) {
+    const Roster& roster = rosters[static_cast<std::size_t>(i) % rosters.size()];
+    test::RandomReport report = test::random_report_payload(roster, rng);
+    CAPTURE(i);
+    CAPTURE(report.faults);
+    auto fresh = decode_report_payload(report.payload, roster, report.origin_index, report.record_timestamp_ms);
+    auto legacy = legacy::decode_report_payload_msgpack_c(report.payload, roster, report.origin_index,
+                                                          report.record_timestamp_ms);
+    CAPTURE(to_hex(report.payload));
+    REQUIRE(fresh.ok() == legacy.ok());
+    if (!fresh.ok()) {
+      CHECK_MESSAGE(fresh.code() == legacy.code(), fresh.message() << " / " << legacy.message());
+      continue;
+    }
+    CHECK(*fresh == *legacy);
+    ++accepted;
+  }
+  MESSAGE("random reports accepted by both: " << accepted << " of 8000");
 }
 
 // The corpus lives in mutations.cc: validate_test.cc replays it.

@@ -180,17 +180,39 @@ Result<ProbeResult, ReportError> decode_failure(const Object& o, const std::stri
   return r;
 }
 
+// A target set, a bitmap (bin) or gaps (array of uints), as its bitmap.
+Result<std::vector<std::uint8_t>, ReportError> target_set(const Object& o, const std::string& field) {
+  if (o.type == msgpack::type::BIN) {
+    const auto* bits = reinterpret_cast<const std::uint8_t*>(o.via.bin.ptr);
+    std::vector<std::uint8_t> out(bits, bits + o.via.bin.size);
+    if (!out.empty() && out.back() == 0) return fail(ReportError::malformed, field + ": trailing zero byte");
+    return out;
+  }
+  if (o.type != msgpack::type::ARRAY) return fail(ReportError::malformed, field + ": not a bin or an array");
+  if (o.via.array.size == 0) return fail(ReportError::malformed, field + ": empty array");
+  std::vector<std::uint8_t> out;
+  std::uint64_t target = 0;
+  for (std::uint32_t i = 0; i < o.via.array.size; ++i) {
+    const Object& gap = o.via.array.ptr[i];
+    if (gap.type != msgpack::type::POSITIVE_INTEGER) return fail(ReportError::malformed, field + ": not a uint");
+    if (i > 0 && gap.via.u64 == 0) return fail(ReportError::repeated_target, field + ": gap 0");
+    if (gap.via.u64 >= kReportTargetsMax || (target += gap.via.u64) >= kReportTargetsMax) {
+      return fail(ReportError::unknown_target, field + ": beyond any roster");
+    }
+    out.resize(target / 8 + 1, 0);
+    out[target / 8] |= static_cast<std::uint8_t>(1u << (target % 8));
+  }
+  return out;
+}
+
 // Expands the bitmap into ok results carrying the summary values.
 Result<std::vector<ProbeResult>, ReportError> decode_ok_targets(const Object* f,
                                                                 const TargetRules& rules,
                                                                 UnixMs timestamp) {
-  if (f[1].type != msgpack::type::BIN)
-    return fail(ReportError::malformed, "view.ok_bitmap: not a bin");
-  const auto* bits = reinterpret_cast<const std::uint8_t*>(f[1].via.bin.ptr);
-  std::uint32_t bytes = f[1].via.bin.size;
-  if (bytes > 0 && bits[bytes - 1] == 0) {
-    return fail(ReportError::malformed, "view.ok_bitmap: trailing zero byte (must be trimmed)");
-  }
+  auto set = target_set(f[1], "view.ok_bitmap");
+  if (!set) return set.error();
+  const std::uint8_t* bits = set->data();
+  const auto bytes = static_cast<std::uint32_t>(set->size());
   auto streak = as_uint(f[2], "view.ok_min_streak", kStreakMax);
   if (!streak) return streak.error();
   auto oldest = as_time(f[3], "view.ok_oldest_age_ms", timestamp);
@@ -254,13 +276,11 @@ Result<ProbeView, ReportError> decode_view(const Object& o, const Roster& roster
     view.results.push_back(take_ok ? (*ok)[a++] : failures[b++]);
   }
   if (!six) return view;
-  const Object& recovered = (*f)[5];
-  if (recovered.type != msgpack::type::BIN)
-    return fail(ReportError::malformed, "view.recovered: not a bin");
-  const auto* bits = reinterpret_cast<const std::uint8_t*>(recovered.via.bin.ptr);
-  const std::uint32_t bytes = recovered.via.bin.size;
+  auto recovered = target_set((*f)[5], "view.recovered");
+  if (!recovered) return recovered.error();
+  const std::uint8_t* bits = recovered->data();
+  const auto bytes = static_cast<std::uint32_t>(recovered->size());
   if (bytes == 0) return fail(ReportError::malformed, "view.recovered: empty");
-  if (bits[bytes - 1] == 0) return fail(ReportError::malformed, "view.recovered: trailing zero byte");
   for (std::uint32_t i = 0; i < bytes * 8; ++i) {
     if ((bits[i / 8] >> (i % 8) & 1) == 0) continue;
     auto it = std::find_if(view.results.begin(), view.results.end(),

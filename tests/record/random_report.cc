@@ -63,6 +63,12 @@ struct Failure {
   std::optional<std::uint64_t> unanswered_age;  // the sixth element, when present
 };
 
+// A target set's form: its bitmap as a bin, or as gaps (an array of
+// uints), perhaps with a broken gap appended: 0 (a repeated target) or one
+// beyond any roster. A bitmap gaps cannot express (empty, or with a
+// trailing zero byte) is written as a bin whatever the form.
+enum class SetForm { bitmap, gaps, gaps_zero, gaps_beyond };
+
 // The wire fields of a report payload, before packing.
 struct Model {
   bool listener_ok = true;
@@ -77,6 +83,9 @@ struct Model {
   std::vector<Failure> failures;
   std::optional<Bytes> recovered;  // the sixth view element, when present
   std::optional<std::uint64_t> flags;  // the fourth top-level element, when present
+  // How the two target sets are written (docs/PROTOCOL.md, "Target sets").
+  SetForm ok_form = SetForm::bitmap;
+  SetForm recovered_form = SetForm::bitmap;
 };
 
 // What the draw of one report works with.
@@ -306,6 +315,26 @@ void apply_rule_fault(Model& m, RuleFault fault, Draw& d, std::uint32_t origin) 
   }
 }
 
+void write_set(FaultWriter& w, const Bytes& bitmap, SetForm form) {
+  if (form == SetForm::bitmap || bitmap.empty() || bitmap.back() == 0) {
+    w.bin(bitmap);
+    return;
+  }
+  std::vector<std::uint64_t> gaps;
+  std::uint64_t previous = 0;
+  for (std::size_t byte = 0; byte < bitmap.size(); ++byte) {
+    for (unsigned bits = bitmap[byte]; bits != 0; bits &= bits - 1) {
+      const std::uint64_t target = byte * 8 + static_cast<unsigned>(std::countr_zero(bits));
+      gaps.push_back(gaps.empty() ? target : target - previous);
+      previous = target;
+    }
+  }
+  if (form == SetForm::gaps_zero) gaps.push_back(0);
+  if (form == SetForm::gaps_beyond) gaps.push_back(kTargetsMax);
+  w.array(static_cast<std::uint32_t>(gaps.size()));
+  for (std::uint64_t gap : gaps) w.uint(gap);
+}
+
 void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
   w.array(m.flags ? 4 : 3);
   w.array(m.flapping ? 5 : 3);
@@ -320,7 +349,7 @@ void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
   for (std::uint64_t v : m.metrics) w.uint(v);
   w.array(m.recovered ? 6 : 5);
   w.uint(m.version);
-  w.bin(m.bitmap);
+  write_set(w, m.bitmap, m.ok_form);
   w.uint(m.ok_streak);
   w.uint(m.ok_age);
   if (too_many_failures) {
@@ -338,8 +367,13 @@ void pack(FaultWriter& w, const Model& m, bool too_many_failures) {
     w.uint(f.reason);
     if (f.unanswered_age) w.uint(*f.unanswered_age);
   }
-  if (m.recovered) w.bin(*m.recovered);
+  if (m.recovered) write_set(w, *m.recovered, m.recovered_form);
   if (m.flags) w.uint(*m.flags);
+}
+
+SetForm random_form(Draw& d) {
+  if (!d.chance(40)) return SetForm::bitmap;
+  return d.chance(90) ? SetForm::gaps : d.chance(50) ? SetForm::gaps_zero : SetForm::gaps_beyond;
 }
 
 UnixMs random_timestamp(Draw& d) {
@@ -380,6 +414,8 @@ RandomReport random_report_payload(const Roster& roster, std::mt19937& rng) {
   out.record_timestamp_ms = random_timestamp(d);
   d.age_max = static_cast<std::uint64_t>(std::max<UnixMs>(out.record_timestamp_ms, 0));
   Model m = random_valid_model(d, current ? roster.version : roster.version + 1 + d.below(3));
+  m.ok_form = random_form(d);
+  m.recovered_form = random_form(d);
   std::uint64_t rule_faults = d.chance(40) ? 0 : d.between(1, 2);
   for (std::uint64_t i = 0; i < rule_faults; ++i) {
     auto fault = static_cast<RuleFault>(d.below(static_cast<std::uint64_t>(RuleFault::count)));

@@ -337,6 +337,119 @@ TEST_CASE("report failure entry rules") {
   expect_error(failures({{3, 2, 10, kNow, 1}}), ReportError::impossible_value, "at time 0");
 }
 
+// An array of `values`, as the gaps form of a target set.
+std::function<void(Packer&)> gaps(std::vector<std::uint64_t> values) {
+  return [values](Packer& p) {
+    p.pack_array(static_cast<std::uint32_t>(values.size()));
+    for (std::uint64_t v : values) p.pack_uint64(v);
+  };
+}
+
+// A trimmed bitmap of `targets`.
+Bytes bitmap_of(const std::vector<std::uint32_t>& targets) {
+  Bytes bits;
+  for (std::uint32_t t : targets) {
+    if (bits.size() <= t / 8) bits.resize(t / 8 + 1, 0);
+    bits[t / 8] |= static_cast<std::uint8_t>(1u << (t % 8));
+  }
+  return bits;
+}
+
+bool holds(const Bytes& payload, const Bytes& piece) {
+  return std::search(payload.begin(), payload.end(), piece.begin(), piece.end()) != payload.end();
+}
+
+TEST_CASE("a target set is written as gaps when that is shorter, and either form reads the same") {
+  // In a large roster a node's few targets are far apart: 115 bytes of
+  // bitmap for three targets, 7 bytes of gaps (1, 139, 760).
+  Report wide;
+  wide.metrics = realistic_metrics();
+  wide.view.roster_version = 99;  // not roster10()'s: only the layout is checked
+  for (std::uint32_t t : {1u, 140u, 900u}) wide.view.results.push_back(ok_result(t, 9, kNow - 5000));
+  wide.view.results[1].recovered = true;
+  wide.view.results[2].recovered = true;
+  const Bytes payload = encode_report_payload(wide, kNow);
+  CHECK(holds(payload, {0x93, 0x01, 0xcc, 0x8b, 0xcd, 0x02, 0xf8}));  // ok: gaps 1, 139, 760
+  CHECK(holds(payload, {0x92, 0xcc, 0x8c, 0xcd, 0x02, 0xf8}));        // recovered: 140, 760
+  auto decoded = decode(payload);
+  REQUIRE(decoded.ok());
+  CHECK(*decoded == wide);
+  CHECK(encode_report_payload(*decoded, kNow) == payload);
+  CHECK(validate_report_payload(payload, roster10(), 0, kNow).ok());
+  // The same sets as bitmaps (what an encoder may also write) read alike.
+  Bytes as_bitmaps = test::patch_msgpack(payload, {2, 1}, bin(bitmap_of({1, 140, 900})));
+  as_bitmaps = test::patch_msgpack(as_bitmaps, {2, 5}, bin(bitmap_of({140, 900})));
+  CHECK(as_bitmaps.size() > payload.size() + 200);
+  auto from_bitmaps = decode(as_bitmaps);
+  REQUIRE(from_bitmaps.ok());
+  CHECK(*from_bitmaps == wide);
+  // Dense sets stay bitmaps: the sample's ok targets 1, 2, 7 are `c4 01 86`
+  // (3 bytes; as gaps `93 01 01 05`, 4), its recovered 1 and 7 a tie, `c4 01 82`.
+  CHECK(holds(encode_report_payload(sample_report(), kNow), {0xc4, 0x01, 0x86}));
+  CHECK(holds(encode_report_payload(recovered_sample(), kNow), {0xc4, 0x01, 0x82}));
+  // Either form of the sample decodes to the sample.
+  auto sample_gaps = decode(patched({2, 1}, gaps({1, 1, 5})));
+  REQUIRE(sample_gaps.ok());
+  CHECK(*sample_gaps == sample_report());
+}
+
+TEST_CASE("a healthy node's report record in a 1000-server fleet: its 60 targets as gaps") {
+  Roster roster = test::sample_roster(1000, 12);
+  Report report;
+  report.metrics = realistic_metrics();
+  report.view.roster_version = 12;
+  for (std::uint32_t t = 7; report.view.results.size() < 60; t += 16) {
+    report.view.results.push_back(ok_result(t, 4321, kNow - 58'000));
+  }
+  Bytes payload = encode_report_payload(report, kNow);
+  Bytes record = encode_signed_record(RecordKind::report, "de-fra-1", 1'700'000, kNow, payload,
+                                      test::test_key(3).secret_key);
+  std::printf("report payload %zu bytes, signed record %zu bytes (1000-server fleet, 60 ok)\n", payload.size(),
+              record.size());
+  CHECK(record.size() <= 220);  // 215; 272 with the 121-byte bitmap of targets up to 951
+  auto decoded = decode_report_payload(payload, roster, 0, kNow);
+  REQUIRE(decoded.ok());
+  CHECK(*decoded == report);
+}
+
+TEST_CASE("target set rules in the gaps form") {
+  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
+    expect_error(payload, code, fragment);
+    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
+    REQUIRE_FALSE(checked.ok());
+    CHECK(checked.code() == code);
+  };
+  refused(patched({2, 1}, gaps({})), ReportError::malformed, "view.ok_bitmap: an empty array");
+  refused(patched({2, 1}, gaps({1, 0})), ReportError::repeated_target, "view.ok_bitmap[1]: a gap of 0");
+  refused(patched({2, 1}, [](Packer& p) { p.pack_array(2); p.pack_uint8(1); p.pack(std::string("x")); }),
+          ReportError::malformed, "view.ok_bitmap[1]: not an unsigned integer");
+  refused(patched({2, 1}, [](Packer& p) { p.pack_array(1); p.pack_int8(-1); }), ReportError::malformed,
+          "view.ok_bitmap[0]: not an unsigned integer");
+  refused(patched({2, 1}, [](Packer& p) { p.pack_nil(); }), ReportError::malformed,
+          "view.ok_bitmap: not a bin or an array");
+  refused(patched({2, 1}, gaps({4096})), ReportError::unknown_target, "view.ok_bitmap[0]: a target beyond any roster");
+  refused(patched({2, 1}, gaps({1, 4095})), ReportError::unknown_target, "view.ok_bitmap[1]: a target beyond");
+  refused(patched({2, 1}, gaps({1, ~std::uint64_t{0}})), ReportError::unknown_target, "a target beyond any roster");
+  refused(patched({2, 1}, gaps({1, 9})), ReportError::unknown_target,
+          "view.ok_bitmap: target 10 is outside the roster of 10");
+  refused(patched({2, 1}, gaps({0, 1})), ReportError::self_target, "target 0 is the reporter itself");
+  refused(patched({2, 1}, gaps({1, 2})), ReportError::repeated_target, "target 3 is both ok and failing");
+  refused(patched({2, 1}, gaps(std::vector<std::uint64_t>(4097, 1))), ReportError::oversize,
+          "an array longer than 4096 elements");
+  // The recovered set: a subset of the ok targets, never empty.
+  refused(recovered_patched(gaps({})), ReportError::malformed, "view.recovered: an empty array");
+  refused(recovered_patched(gaps({1, 0})), ReportError::repeated_target, "view.recovered[1]: a gap of 0");
+  refused(recovered_patched(gaps({1, 2})), ReportError::impossible_value,
+          "view.recovered: target 3 is not an ok target");
+  refused(recovered_patched(gaps({8})), ReportError::impossible_value, "view.recovered: target 8 is not an ok target");
+  // A long recovered bin after ok targets in the gaps form is still named.
+  refused(test::patch_msgpack(recovered_patched(bin(Bytes(513, 1))), {2, 1}, gaps({1, 1, 5})), ReportError::oversize,
+          "report payload: view.recovered: longer than 512 bytes");
+  auto accepted = decode(recovered_patched(gaps({1, 6})));
+  REQUIRE(accepted.ok());
+  CHECK(*accepted == recovered_sample());
+}
+
 TEST_CASE("a view on another roster version gets structure-only checks") {
   Report report = sample_report();
   report.view.roster_version = 3;  // roster10() is version 4

@@ -122,6 +122,21 @@ Bytes flapping_unanswered_report_payload() {
   return encode_report_payload(report, kTimestamp);
 }
 
+// de-fra-1's view of another roster (version 7, so only the layout is
+// checked against it): `ok` targets ok, no failure. The ok set is written
+// in whichever form is shorter (docs/PROTOCOL.md, "Target sets").
+Bytes other_roster_report_payload(const std::vector<std::uint32_t>& ok) {
+  Report report;
+  report.metrics = {137, 24'117'248, 67'108'864, 310'000, 953'674, 12'500'000, 12'100'000, 1420,
+                    2'592'000, 412};
+  report.view.roster_version = 7;
+  for (std::uint32_t target : ok) {
+    report.view.results.push_back(
+        {target, 0, 12, kTimestamp - 58'000, kTimestamp - 58'000, ProbeFailure::none});
+  }
+  return encode_report_payload(report, kTimestamp);
+}
+
 struct Fields {
   std::uint64_t version = kEnvelopeFormatVersion;
   std::uint64_t kind = 2;
@@ -254,6 +269,15 @@ nlohmann::json all_vectors() {
                           "report of de-fra-1 (index 0), seq 9: report_ok's view from the node that "
                           "delivers the fleet's alerts (flags 2)",
                           kNodeSeed, RecordKind::report, "de-fra-1", 9, alert_sender_report_payload()));
+  out.push_back(ok_vector("report_ok_bitmap",
+                          "report of de-fra-1 (index 0), seq 10, on roster version 7: targets 1 to 12 ok, "
+                          "a bitmap (4 bytes; as gaps 13)",
+                          kNodeSeed, RecordKind::report, "de-fra-1", 10,
+                          other_roster_report_payload({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})));
+  out.push_back(ok_vector("report_ok_gaps",
+                          "report of de-fra-1 (index 0), seq 11, on roster version 7: targets 1, 140 and 900 ok, "
+                          "gaps 1, 139, 760 (7 bytes; as a bitmap 115)",
+                          kNodeSeed, RecordKind::report, "de-fra-1", 11, other_roster_report_payload({1, 140, 900})));
   return out;
 }
 
