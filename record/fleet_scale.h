@@ -69,7 +69,8 @@ inline DurationMs effective_stale_after_ms(const Parameters& params, std::size_t
 // so its report's meaning, changes) and probes its next targets beside its
 // current ones for the warm-up before it, so at a fixed epoch a node's
 // gossip grows with N again: at 1000 servers the hourly switches were 24
-// of a node's 72 reports a day, 13.3 MB of its gossip (docs/PERFORMANCE.md).
+// of a node's 74 reports a day and 13 of its 73 MB a day on the wire
+// (docs/PERFORMANCE.md, "Bytes per node at 100, 1000 and 3000 servers").
 // Scaled, the pairs are still drawn afresh at least once a day.
 inline DurationMs effective_epoch_ms(const Parameters& params, std::size_t server_count) {
   const DurationMs scaled = scale_for_fleet(params.epoch_ms, server_count);

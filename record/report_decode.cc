@@ -618,7 +618,7 @@ Result<ReportFailures, ReportError> decode_report_failures(ByteView payload,
   auto version = read_uint(reader, named("view.roster_version"), kUint64Max);
   if (!version) return version.error();
   out.roster_version = *version;
-  for (int skipped = 0; skipped < 3; ++skipped) {  // ok bitmap, its streak, its age
+  for (int skipped = 0; skipped < 3; ++skipped) {  // ok targets (either form), their streak, their age
     if (reader.skip_value(limits) != ReadStatus::ok) {
       return fail(ReportError::malformed, "view: ok targets not valid msgpack");
     }
