@@ -279,13 +279,16 @@ TEST_CASE("recovered targets travel as a sixth view element, only when there is 
                      [](const ProbeResult& r) { return r.recovered; }));
 }
 
+// Refused by the decoder with `code` and a message holding `fragment`, and
+// by validate_report_payload with the same code.
+void refused(const Bytes& payload, ReportError code, const std::string& fragment) {
+  expect_error(payload, code, fragment);
+  auto checked = validate_report_payload(payload, roster10(), 0, kNow);
+  REQUIRE_FALSE(checked.ok());
+  CHECK(checked.code() == code);
+}
+
 TEST_CASE("recovered bitmap rules") {
-  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
-    expect_error(payload, code, fragment);
-    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
-    REQUIRE_FALSE(checked.ok());
-    CHECK(checked.code() == code);
-  };
   refused(recovered_patched(bin({})), ReportError::malformed,
           "view.recovered: empty (the element is left out instead)");
   refused(recovered_patched(bin({0x82, 0x00})), ReportError::malformed,
@@ -413,12 +416,6 @@ TEST_CASE("a healthy node's report record in a 1000-server fleet: its 60 targets
 }
 
 TEST_CASE("target set rules in the gaps form") {
-  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
-    expect_error(payload, code, fragment);
-    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
-    REQUIRE_FALSE(checked.ok());
-    CHECK(checked.code() == code);
-  };
   refused(patched({2, 1}, gaps({})), ReportError::malformed, "view.ok_bitmap: an empty array");
   refused(patched({2, 1}, gaps({1, 0})), ReportError::repeated_target, "view.ok_bitmap[1]: a gap of 0");
   refused(patched({2, 1}, [](Packer& p) { p.pack_array(2); p.pack_uint8(1); p.pack(std::string("x")); }),
@@ -549,12 +546,6 @@ TEST_CASE("flapping rules") {
       p.pack_uint64(hold);
     };
   };
-  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
-    expect_error(payload, code, fragment);
-    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
-    REQUIRE_FALSE(checked.ok());
-    CHECK(checked.code() == code);
-  };
   CHECK(decode(patched({0}, self_check(3, 60'000))).ok());
   refused(patched({0}, self_check(0, 0)), ReportError::malformed,
           "self_check.flap_changes: 0 is written by leaving it out");
@@ -627,12 +618,6 @@ TEST_CASE("flags rules") {
     out.insert(out.end(), buffer.data(), buffer.data() + buffer.size());
     return out;
   };
-  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
-    expect_error(payload, code, fragment);
-    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
-    REQUIRE_FALSE(checked.ok());
-    CHECK(checked.code() == code);
-  };
   CHECK(decode(with_flags([](Packer& p) { p.pack_uint8(1); })).ok());
   refused(with_flags([](Packer& p) { p.pack_uint8(0); }), ReportError::malformed,
           "flags: 0 is written by leaving it out");
@@ -687,12 +672,6 @@ TEST_CASE("unanswered failure rules") {
       p.pack_uint8(1);
       p.pack_int64(since_age);
     });
-  };
-  auto refused = [](const Bytes& payload, ReportError code, const std::string& fragment) {
-    expect_error(payload, code, fragment);
-    auto checked = validate_report_payload(payload, roster10(), 0, kNow);
-    REQUIRE_FALSE(checked.ok());
-    CHECK(checked.code() == code);
   };
   CHECK(decode(failures(-1, 10'000)).ok());      // since the last probe: its first failure
   CHECK(decode(failures(90'000, 60'000)).ok());  // after the last ok
