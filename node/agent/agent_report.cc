@@ -121,8 +121,8 @@ bool Agent::Impl::meaning_changed(UnixMs now) {
 
 ReportMeaning Agent::Impl::meaning_at(const SelfCheck& self_check, const ProbeView& view, UnixMs now) const {
   const Roster& roster = *core_.roster();
-  ReportMeaning meaning = meaning_of(self_check, view, verdict::epoch_of(now, roster.params, roster.servers.size()), assigned_,
-                                     roster.params.fail_streak);
+  const std::uint64_t epoch = verdict::epoch_of(now, roster.params, roster.servers.size());
+  ReportMeaning meaning = meaning_of(self_check, view, epoch, assigned_, roster.params.fail_streak);
   meaning.warming = warming(now);
   meaning.alert_sender = alert_sender_;
   return meaning;
