@@ -27,7 +27,11 @@ void apply_outcome(TargetStreak& streak, UnixMs now_ms, ProbeFailure outcome, Un
     streak.answered = false;
   } else {
     if (streak.fail_streak == 0) {
-      streak.failing_since_ms = now_ms;
+      // The streak began when its first failed probe began: a report the
+      // target signed while that probe was out already answers it. After
+      // the success before it, and never after this outcome.
+      const UnixMs after_ok = streak.last_ok_ms != 0 ? streak.last_ok_ms + 1 : started_ms;
+      streak.failing_since_ms = std::min(std::max(started_ms, after_ok), now_ms);
       streak.answers = 0;
       streak.answered = false;
     }

@@ -47,8 +47,9 @@ struct TargetStreak {
   // restart after a gap). Not stored across restarts: a restarted node
   // forgets a recovery, which only shortens its flag (ProbeResult::recovered).
   bool after_failure = false;
-  // While failing (fail_streak > 0): when the streak's first failure was
-  // probed; how many probes sent after the target spoke (since then) have
+  // While failing (fail_streak > 0): when the streak's first failed probe
+  // began (its request; after the last success, never after its outcome);
+  // how many probes sent after the target spoke (since then) have
   // failed, up to kAnswersToConfirm; and whether the streak is answered
   // (sticky for the streak). 0 and false while the last probe succeeded.
   UnixMs failing_since_ms = 0;
@@ -79,7 +80,12 @@ class ProbeLedger {
   // stale_after_ms), both streaks start again from this outcome, so a target
   // assigned again after an epoch away cannot turn one failure into a vote
   // on an old streak. last_ok_ms is kept (it is a fact, not a streak).
-  // A failure that starts a streak sets failing_since_ms = now_ms; every
+  // A failure that starts a streak sets failing_since_ms = started_ms (the
+  // failed probe began then: a report the target signed while it was out
+  // shows the target alive during the streak as well as one signed after
+  // it; before, the outcome's time left such a report unheard, and a
+  // compatriot witness of a block needed two more probes: meshsim's
+  // detection sweep, 61 s at one start of 48); every
   // failure marks the streak answered when a report of the target the
   // observer holds was signed at or after failing_since_ms (`heard_ms`, 0:
   // none) and reached the observer (`heard_at_ms`, its clock) no later than

@@ -133,9 +133,8 @@ void Agent::Impl::note_failure_heard(std::uint32_t origin, const ProbeResult& fa
   const bool compatriot_origin = roster->servers[origin].country == country;
   const bool tls = is_tls_stage(failure.reason);
   // The failure's start anchors a streak of its target (found failing from
-  // another side then), never one of the origin: the first failure's
-  // outcome (unanswered_since_ms), less the least connect deadline when
-  // that outcome was one (trigger_anchor_ms).
+  // another side then), never one of the origin: its first failed probe's
+  // start (unanswered_since_ms, trigger_anchor_ms).
   if (!tls || compatriot_origin) {
     trigger_probe(schedule_.find(failure.target), failure.last_probe_ms, now, trigger_anchor_ms(failure));
   }

@@ -150,9 +150,14 @@ class Agent::Impl {
   bool refute_due_ = false;
   UnixMs last_refutation_ms_ = std::numeric_limits<UnixMs>::min();
   // A target's first failure is published at once, past the change gap
-  // (others confirm it: confirmation.h), at most one such report per gap.
+  // (others confirm it: confirmation.h), at most one such report per
+  // kFirstFailureGapMs (or per gap when shorter).
   bool first_failure_due_ = false;
   UnixMs last_first_failure_ms_ = std::numeric_limits<UnixMs>::min();
+  // A streak that became a vote (or a silence claim) likewise, at most one
+  // such report per gap.
+  bool vote_due_ = false;
+  UnixMs last_vote_ms_ = std::numeric_limits<UnixMs>::min();
 
   // Probes.
   std::uint64_t next_probe_id_ = 1;

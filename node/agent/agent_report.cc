@@ -98,6 +98,12 @@ void Agent::Impl::record_outcome(const ProbeOutcome& outcome, UnixMs now) {
   const auto has = meaning_of_streak(after);
   if (first || has != had) meaning_dirty_ = true;
   if (std::get<0>(had) == 0 && std::get<0>(has) != 0) first_failure_due_ = true;
+  // A streak that became a vote (or a silence claim) is news at once too:
+  // the verdict waits for it.
+  constexpr int kFailing = static_cast<int>(ResultClass::failing);
+  if (std::get<0>(has) == kFailing && (std::get<0>(had) != kFailing || std::get<3>(has) != std::get<3>(had))) {
+    vote_due_ = true;
+  }
   confirm_failure(outcome.target, after, was->requested_ms, now);
   dirty_streaks_.push_back(outcome.target);
   if (dirty_streaks_.size() > 4 * ledger_.streaks().size() + 64) compact_dirty_streaks();  // no report for long
@@ -189,14 +195,25 @@ void Agent::Impl::publish_if_changed(UnixMs now, AgentEffects& out) {
   if (!last_self_check_ || self_check_pending_) return;  // the self-check's result will decide
   if (meaning_dirty_ && meaning_changed(now)) change_pending_ = true;
   if (!change_pending_) return;
-  auto within_gap = [&](UnixMs last) {
-    return last != std::numeric_limits<UnixMs>::min() && now - last < change_gap();
+  auto within_gap = [&](UnixMs last, DurationMs gap) {
+    return last != std::numeric_limits<UnixMs>::min() && now - last < gap;
   };
-  if (within_gap(last_change_ms_)) {
-    // A first failure goes out past the gap, one such report per gap: the
-    // other witnesses confirm it at once (confirmation.h).
-    if (!first_failure_due_ || within_gap(last_first_failure_ms_)) return;
-    last_first_failure_ms_ = now;
+  const DurationMs gap = change_gap();
+  const DurationMs news_gap = std::min(gap, kFirstFailureGapMs);
+  if (within_gap(last_change_ms_, gap)) {
+    // A first failure goes out past the gap, one such report per
+    // kFirstFailureGapMs: the other witnesses confirm it at once
+    // (confirmation.h). So does a streak that became a vote, one such
+    // report per gap: a triggered witness's streak settles about 13 s
+    // after its first failure was published, and the gap held every
+    // block's verdict about 2 s more.
+    if (first_failure_due_ && !within_gap(last_first_failure_ms_, news_gap)) {
+      last_first_failure_ms_ = now;
+    } else if (vote_due_ && !within_gap(last_vote_ms_, gap)) {
+      last_vote_ms_ = now;
+    } else {
+      return;
+    }
   }
   publish_report(*last_self_check_, now, out);
 }
@@ -245,6 +262,7 @@ void Agent::Impl::publish_report(const SelfCheckOutcome& outcome, UnixMs now, Ag
   meaning_dirty_ = false;
   change_pending_ = false;
   first_failure_due_ = false;
+  vote_due_ = false;
   ++counters_.reports_published;
   for (const gossip::PersistRecord& record : published->persist) {
     if (record.kind == RecordKind::report && record.origin_index == *self) out.published = record.raw;

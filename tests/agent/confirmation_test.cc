@@ -263,7 +263,20 @@ TEST_CASE("a witness brought forward by another's first failure counts its strea
     log.times[from].push_back(fleet.now);  // the outcome, 5 s after the request
     return ProbeFailure::tcp_timeout;
   };
-  fleet.run_for(120'000);
+  // When each witness's report showing its streak at fail_streak reached
+  // another node.
+  std::map<std::uint32_t, UnixMs> vote_heard;
+  const UnixMs until = fleet.now + 120'000;
+  while (fleet.now < until) {
+    fleet.step();
+    for (std::uint32_t w : witnesses) {
+      auto held = fleet.agent(w == 0 ? 1 : 0).core().report_of(w);
+      if (vote_heard.contains(w) || !held || held->report == nullptr) continue;
+      for (const ProbeResult& result : held->report->view.results) {
+        if (result.target == 4 && result.fail_streak >= 3) vote_heard[w] = fleet.now;
+      }
+    }
+  }
   UnixMs first = std::numeric_limits<UnixMs>::max();
   std::uint32_t observer = 0;
   for (std::uint32_t w : witnesses) {
@@ -286,7 +299,11 @@ TEST_CASE("a witness brought forward by another's first failure counts its strea
     // Its third probe began 20 s after the first failure began (1 s ticks),
     // not 20 s after its own first probe (which was at least 6 s later).
     CHECK(at[2] - 5'000 >= first_began + 20'000);
-    CHECK(at[2] - 5'000 <= first_began + 22'000);  // the anchor: its outcome less 3.5 s
+    CHECK(at[2] - 5'000 <= first_began + 21'000);  // the anchor: the first failed probe's start
+    // Its vote left at once, though its first failure's report had gone
+    // out (past the change gap, 15 s) less than a gap before.
+    REQUIRE(vote_heard.contains(w));
+    CHECK(vote_heard[w] - at[2] <= 2'000);
     CHECK(at[1] - at[0] >= 5'000);  // its own spacing kept
     CHECK(at[2] - at[1] >= 5'000);
     CHECK(fleet.agent(w).ledger().find("s4")->fail_streak >= 3);

@@ -209,14 +209,15 @@ TEST_CASE("probe ledger: a failure streak is unanswered until a probe fails afte
   const DurationMs stale = kMinute * 12;
   UnixMs heard = kT0 - 30'000;  // de-1's latest report, signed before the streak
   record(ledger, "de-1", kT0 - kMinute, ProbeFailure::none);
-  ledger.record("de-1", kT0, ProbeFailure::tcp_timeout, stale, heard, kT0 - 10'000, heard);
-  CHECK(ledger.find("de-1")->failing_since_ms == kT0);
-  CHECK(unanswered() == kT0);  // nothing of it since the streak began
+  // The first failed probe began at -5 s: the streak began then.
+  ledger.record("de-1", kT0, ProbeFailure::tcp_timeout, stale, heard, kT0 - 5'000, heard);
+  CHECK(ledger.find("de-1")->failing_since_ms == kT0 - 5'000);
+  CHECK(unanswered() == kT0 - 5'000);  // nothing of it since the streak began
   // It spoke at +10 s, heard at +12 s; a probe begun at +5 s fails at +15 s:
   // begun before we heard it, it confirms nothing.
   heard = kT0 + 10'000;
   ledger.record("de-1", kT0 + 15'000, ProbeFailure::tcp_timeout, stale, heard, kT0 + 5'000, kT0 + 12'000);
-  CHECK(unanswered() == kT0);
+  CHECK(unanswered() == kT0 - 5'000);
   // One begun at +12 s (as we heard it) fails: answered, for the streak
   // (on its way: 2 failures before it, below fail_streak 3).
   ledger.record("de-1", kT0 + kMinute, ProbeFailure::tcp_timeout, stale, heard, kT0 + 12'000, kT0 + 12'000, 3);
@@ -225,13 +226,13 @@ TEST_CASE("probe ledger: a failure streak is unanswered until a probe fails afte
   ledger.record("de-1", kT0 + 2 * kMinute, ProbeFailure::tcp_timeout, stale, heard, kT0 + 2 * kMinute - 10'000,
                 kT0 + 12'000, 3);
   CHECK(unanswered() == 0);
-  CHECK(ledger.find("de-1")->failing_since_ms == kT0);  // the streak's first failure
+  CHECK(ledger.find("de-1")->failing_since_ms == kT0 - 5'000);  // the streak's first failed probe
   // A success ends the streak; the next one starts unanswered again.
   ledger.record("de-1", kT0 + 3 * kMinute, ProbeFailure::none, stale, heard);
   CHECK(ledger.find("de-1")->failing_since_ms == 0);
   CHECK_FALSE(ledger.find("de-1")->answered);
   ledger.record("de-1", kT0 + 4 * kMinute, ProbeFailure::tcp_reset, stale, heard);
-  CHECK(unanswered() == kT0 + 4 * kMinute);
+  CHECK(unanswered() == kT0 + 4 * kMinute);  // begun when it ended (no start given)
   // A restored streak that breaks these rules is refused.
   TargetStreak bad = *ledger.find("de-1");
   bad.failing_since_ms = bad.last_probe_ms + 1;  // began after its last probe
@@ -242,6 +243,44 @@ TEST_CASE("probe ledger: a failure streak is unanswered until a probe fails afte
   ok_answered.probes = 1;
   ok_answered.answered = true;  // an ok streak is never answered
   CHECK_FALSE(ledger.restore(ok_answered));
+}
+
+// meshsim's detection sweep (an IP block by one country, start 7m39s, the
+// slowest node 61 s after it): a compatriot witness's first probe began at
+// +0 s and timed out at +5 s; the target, refuting the first witness, had
+// signed a report at +4.9 s. Counted from the outcome, the streak had not
+// been answered by it, grew to fail_streak in silence, and took two more
+// probes (12 s). The target spoke while the first failed probe was out.
+TEST_CASE("probe ledger: a report signed while the first failed probe was out answers the streak") {
+  Roster roster = make_roster({"DE", "NL"}, {3, 3});
+  ProbeLedger ledger;
+  const std::vector<std::uint32_t> targets = {0};
+  auto unanswered = [&] { return ledger.view_for(roster, targets, 1).results.at(0).unanswered_since_ms; };
+  const DurationMs stale = kMinute * 12;
+  const UnixMs before = kT0 - kMinute;  // the target's last report before the block
+  record(ledger, "de-1", kT0 - 30'000, ProbeFailure::none);
+  ledger.record("de-1", kT0 + 5'000, ProbeFailure::tcp_timeout, stale, before, kT0, before, 3);
+  CHECK(unanswered() == kT0);
+  const UnixMs spoke = kT0 + 4'900;  // signed while the first probe was out; heard at +9 s
+  ledger.record("de-1", kT0 + 11'000, ProbeFailure::tcp_timeout, stale, spoke, kT0 + 6'000, kT0 + 9'000, 3);
+  CHECK(unanswered() == kT0);  // that probe began before we heard it
+  ledger.record("de-1", kT0 + 25'000, ProbeFailure::tcp_timeout, stale, spoke, kT0 + 20'000, kT0 + 9'000, 3);
+  CHECK(ledger.find("de-1")->fail_streak == 3);
+  CHECK(ledger.find("de-1")->answered);  // on its way when heard: one answer, a vote at once
+  CHECK(unanswered() == 0);
+  // A report signed before the first failed probe began answers nothing.
+  ProbeLedger other;
+  record(other, "de-1", kT0 - 30'000, ProbeFailure::none);
+  for (int i = 0; i < 3; ++i) {
+    other.record("de-1", kT0 + 5'000 + i * 10'000, ProbeFailure::tcp_timeout, stale, kT0 - 100, kT0 + i * 10'000,
+                 kT0 - 50, 3);
+  }
+  CHECK_FALSE(other.find("de-1")->answered);
+  // The streak never begins at or before the success it follows.
+  ProbeLedger close;
+  record(close, "de-1", kT0, ProbeFailure::none);
+  close.record("de-1", kT0 + 5'000, ProbeFailure::tcp_timeout, stale, 0, kT0 - 1'000);
+  CHECK(close.find("de-1")->failing_since_ms == kT0 + 1);
 }
 
 // tests/e2e scenario 12: a split heals rule by rule; the target's report is
@@ -257,13 +296,13 @@ TEST_CASE("probe ledger: a streak grown in silence needs two answers, one on its
     ledger.record("de-1", kT0 + i * 2'000, ProbeFailure::tcp_timeout, stale, before, kT0 + i * 2'000 - 1'000,
                   before, 3);
   }
-  CHECK(unanswered() == kT0);
+  CHECK(unanswered() == kT0 - 1'000);
   // The heal: a report it signed at +20 s arrives by a relay; a probe sent after it fails.
   const UnixMs spoke = kT0 + 20'000;
   ledger.record("de-1", kT0 + 22'000, ProbeFailure::tcp_timeout, stale, spoke, kT0 + 21'000, kT0 + 21'000, 3);
   CHECK(ledger.find("de-1")->answers == 1);
   CHECK_FALSE(ledger.find("de-1")->answered);
-  CHECK(unanswered() == kT0);  // not a vote yet
+  CHECK(unanswered() == kT0 - 1'000);  // not a vote yet
   // The next one gets through: the streak ends, nothing was ever a vote.
   ledger.record("de-1", kT0 + 24'000, ProbeFailure::none, stale, spoke, kT0 + 23'000, kT0 + 21'000, 3);
   CHECK(ledger.find("de-1")->fail_streak == 0);
@@ -273,7 +312,7 @@ TEST_CASE("probe ledger: a streak grown in silence needs two answers, one on its
   // speaks at +31 s, the probe sent at +33 s fails: on its way (one failure
   // before it), one answer is enough.
   ledger.record("de-1", kT0 + 30'000, ProbeFailure::tcp_timeout, stale, spoke, kT0 + 29'000, kT0 + 21'000, 3);
-  CHECK(unanswered() == kT0 + 30'000);
+  CHECK(unanswered() == kT0 + 29'000);
   ledger.record("de-1", kT0 + 34'000, ProbeFailure::tcp_timeout, stale, kT0 + 31'000, kT0 + 33'000,
                 kT0 + 31'500, 3);
   CHECK(ledger.find("de-1")->answered);
