@@ -56,7 +56,8 @@ RecordBytes bytes_of(const std::shared_ptr<const StoredRecord>& record);
 std::shared_ptr<const StoredRecord> make_stored_record(const EnvelopeView& accepted,
                                                        std::unique_ptr<Report> report);
 
-// Makes the StoredRecord of an accepted report held without a decoded form.
+// Makes the StoredRecord of an accepted roster, or of a report held without a
+// decoded form.
 // It is an immutable value of the record's bytes alone, so a simulator may
 // hand all its nodes one object for byte-identical records
 // (tools/meshsim/memos.h); the daemon makes its own (make_stored_record).

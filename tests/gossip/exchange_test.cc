@@ -425,5 +425,41 @@ TEST_CASE("a kept summary follows every change at or before its cutoff, and only
   CHECK(core.summary(cutoff) == net.cores[1]->summary(cutoff + 1));  // nothing new in between
 }
 
+// A roster goes through the core's RecordInterner as a report held without
+// its decoded form does: cores that share one (meshsim's nodes) hold one
+// copy of it. Each kept its own before: at 3000 servers a roster is about
+// 600 KB, and meshsim's nodes held 1.8 GB of copies.
+TEST_CASE("cores that share a record interner share one copy of the roster") {
+  struct SharingInterner final : RecordInterner {
+    std::shared_ptr<const StoredRecord> held;
+    int calls = 0;
+    std::shared_ptr<const StoredRecord> intern(const EnvelopeView& accepted) override {
+      ++calls;
+      if (held == nullptr || !std::equal(held->envelope.raw.begin(), held->envelope.raw.end(),
+                                         accepted.raw.begin(), accepted.raw.end())) {
+        held = make_stored_record(accepted, nullptr);
+      }
+      return held;
+    }
+  };
+  SharingInterner interner;
+  const Bytes roster = signed_roster(make_roster(1, 4));
+  auto roster_envelope = [](const GossipCore& core) {
+    const Envelope* found = nullptr;
+    core.for_each_record([&](const HeldRecord& held) {
+      if (held.envelope->kind == RecordKind::roster) found = held.envelope;
+    });
+    return found;
+  };
+  GossipCore a(config_for(0), 1, SharedWork{nullptr, nullptr, &interner});
+  GossipCore b(config_for(1), 2, SharedWork{nullptr, nullptr, &interner});
+  REQUIRE(a.publish(roster, kStartMs).ok());
+  REQUIRE(b.publish(roster, kStartMs).ok());
+  CHECK(interner.calls == 2);
+  REQUIRE(roster_envelope(a) != nullptr);
+  CHECK(roster_envelope(a) == roster_envelope(b));
+  CHECK(roster_envelope(a)->raw == roster);
+}
+
 }  // namespace
 }  // namespace mesh::gossip
