@@ -245,18 +245,25 @@ TEST_CASE("probe ledger: a failure streak is unanswered until a probe fails afte
   CHECK_FALSE(ledger.restore(ok_answered));
 }
 
+// One target, de-1 (roster index 0), in the view of the observer at index
+// 1; `stale` is the roster's stale_after the outcomes are recorded with.
+struct OneTarget {
+  Roster roster = make_roster({"DE", "NL"}, {3, 3});
+  ProbeLedger ledger;
+  const DurationMs stale = kMinute * 12;
+  UnixMs unanswered() const {
+    const std::vector<std::uint32_t> targets = {0};
+    return ledger.view_for(roster, targets, 1).results.at(0).unanswered_since_ms;
+  }
+};
+
 // meshsim's detection sweep (an IP block by one country, start 7m39s, the
 // slowest node 61 s after it): a compatriot witness's first probe began at
 // +0 s and timed out at +5 s; the target, refuting the first witness, had
 // signed a report at +4.9 s. Counted from the outcome, the streak had not
 // been answered by it, grew to fail_streak in silence, and took two more
 // probes (12 s). The target spoke while the first failed probe was out.
-TEST_CASE("probe ledger: a report signed while the first failed probe was out answers the streak") {
-  Roster roster = make_roster({"DE", "NL"}, {3, 3});
-  ProbeLedger ledger;
-  const std::vector<std::uint32_t> targets = {0};
-  auto unanswered = [&] { return ledger.view_for(roster, targets, 1).results.at(0).unanswered_since_ms; };
-  const DurationMs stale = kMinute * 12;
+TEST_CASE_FIXTURE(OneTarget, "probe ledger: a report signed while the first failed probe was out answers the streak") {
   const UnixMs before = kT0 - kMinute;  // the target's last report before the block
   record(ledger, "de-1", kT0 - 30'000, ProbeFailure::none);
   ledger.record("de-1", kT0 + 5'000, ProbeFailure::tcp_timeout, stale, before, kT0, before, 3);
@@ -285,12 +292,7 @@ TEST_CASE("probe ledger: a report signed while the first failed probe was out an
 
 // tests/e2e scenario 12: a split heals rule by rule; the target's report is
 // relayed across before its own path opens, and the probe it hurried fails.
-TEST_CASE("probe ledger: a streak grown in silence needs two answers, one on its way needs one") {
-  Roster roster = make_roster({"DE", "NL"}, {3, 3});
-  ProbeLedger ledger;
-  const std::vector<std::uint32_t> targets = {0};
-  auto unanswered = [&] { return ledger.view_for(roster, targets, 1).results.at(0).unanswered_since_ms; };
-  const DurationMs stale = kMinute * 12;
+TEST_CASE_FIXTURE(OneTarget, "probe ledger: a streak grown in silence needs two answers, one on its way needs one") {
   const UnixMs before = kT0 - 30'000;  // the target's last report before the split
   for (int i = 0; i < 5; ++i) {  // five failures across the split, nothing heard
     ledger.record("de-1", kT0 + i * 2'000, ProbeFailure::tcp_timeout, stale, before, kT0 + i * 2'000 - 1'000,
