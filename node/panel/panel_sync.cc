@@ -19,7 +19,7 @@ PanelSync::PanelSync(std::unique_ptr<PanelClient> client, PanelSyncSettings sett
   status_.dry_run = settings_.dry_run;
 }
 
-void PanelSync::note_right(const rotation::OwnerView& owner) {
+void PanelSync::note_right(const rotation::OwnerView& owner, DurationMs settle_ms) {
   const std::string right = rotation::to_string(owner.right);
   const std::string name = owner.owner.value_or("");
   if (right == status_.right && name == status_.owner) return;
@@ -27,7 +27,10 @@ void PanelSync::note_right(const rotation::OwnerView& owner) {
   status_.right = right;
   status_.owner = name;
   if (owner.right == rotation::WriteRight::owner) {
-    log_(Severity::info, "panel_sync", "this node is the panel sync owner now", {{"right", right}});
+    log_(Severity::info, "panel_sync",
+         "this node is the panel sync owner now (its first round once its view has held for " +
+             std::to_string(settle_ms / 1000) + "." + std::to_string(settle_ms % 1000 / 100) + " s)",
+         {{"right", right}, {"settle_ms", std::to_string(settle_ms)}});
   } else if (was_owner) {
     log_(Severity::info, "panel_sync", "this node is no longer the panel sync owner (" + right +
                                            (name.empty() ? "" : ", owner " + name) + ")",
@@ -43,16 +46,19 @@ bool PanelSync::due(const SyncInput& input, UnixMs now) const {
 
 void PanelSync::offer(SyncInput input) {
   if (!input.roster || !input.evaluation) return;
-  note_right(input.owner);
+  const UnixMs now = wall_now_();
+  const DurationMs settle = rotation::owner_settle_ms(*input.roster);
+  note_right(input.owner, settle);
+  const bool may_write = term_.observe(input.owner.right, now, settle);
   if (input.owner.right != rotation::WriteRight::owner) {
     next_due_ms_ = 0;  // a new owner term starts with a round
     return;
   }
+  if (!may_write) return;  // a new term's first round waits until this node's view has held
   if (in_flight_) {
     waiting_ = std::move(input);
     return;
   }
-  const UnixMs now = wall_now_();
   if (due(input, now)) start_round(std::move(input));
 }
 

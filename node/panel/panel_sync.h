@@ -56,13 +56,14 @@ class PanelSync {
   void log_plan(const rotation::SyncPlan& plan);
   void succeed(const SyncInput& input, bool changed);
   void fail(const std::string& what, PanelError error);
-  void note_right(const rotation::OwnerView& owner);
+  void note_right(const rotation::OwnerView& owner, DurationMs settle_ms);
 
   std::unique_ptr<PanelClient> client_;
   PanelSyncSettings settings_;
   LogSink log_;
   std::function<UnixMs()> wall_now_;
   rotation::ChangeBudget budget_;
+  rotation::OwnerTerm term_;  // a new term writes once its view has held (rotation::owner_settle_ms)
   SyncStatus status_;
   bool in_flight_ = false;
   std::optional<SyncInput> waiting_;  // the latest offer while a round ran

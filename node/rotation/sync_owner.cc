@@ -6,6 +6,11 @@
 #include "verdict/hash.h"
 
 namespace mesh::rotation {
+namespace {
+
+constexpr DurationMs kOwnerSettleMaxMs = 10'000;
+
+}  // namespace
 
 std::uint64_t owner_score(std::uint64_t roster_version, std::string_view server) {
   // "panelown" keeps these scores unrelated to the witness draw's.
@@ -69,6 +74,19 @@ std::optional<ServerId> sync_owner(const Roster& roster, const verdict::Evaluati
     }
   }
   return best;
+}
+
+DurationMs owner_settle_ms(const Roster& roster) {
+  return std::min(kOwnerSettleMaxMs, owner_report_age_max_ms(roster));
+}
+
+bool OwnerTerm::observe(WriteRight right, UnixMs now_ms, DurationMs settle_ms) {
+  if (right != WriteRight::owner) {
+    since_ms_ = -1;
+    return false;
+  }
+  if (since_ms_ < 0 || now_ms < since_ms_) since_ms_ = now_ms;  // a clock stepped back starts the term again
+  return now_ms - since_ms_ >= settle_ms;
 }
 
 const char* to_string(WriteRight right) {

@@ -118,4 +118,33 @@ inline OwnerView write_right(const Roster& roster, const verdict::Evaluation& ev
   return write_right(roster, evaluation, report_times(evaluation), candidates, self, clock_suspect);
 }
 
+// How long a node must have named itself the owner, with a sound view,
+// before the first write of its term: two (fleet-scaled) heartbeats, the
+// time a candidate may be silent before it drops out, and at most 10 s.
+// Views differ for the time a report takes to go round, and longer when a
+// path breaks: after the owner's kill under a sanitized CI load
+// (tests/panels/panel_fleet_test, 2026-12-06; heartbeats of 2 s) the
+// gossip trees that ran through it took 5-9 s to mend, three nodes missed
+// n8's reports meanwhile, and n6 named itself 0.8 s after n8 did, wrote at
+// once, and stepped down 2.0 s later (its view turned partitioned). Two
+// writers are harmless (the sync is level-triggered) but not what "one
+// writer" promises: a node that names itself for less than this writes
+// nothing.
+DurationMs owner_settle_ms(const Roster& roster);
+
+// One node's term as the owner, from the write rights it computes tick by
+// tick: it may write once its right has been `owner` continuously for
+// `settle_ms` (any other right ends the term). Pure: the caller passes
+// its clock.
+class OwnerTerm {
+ public:
+  // The right at `now_ms`; true when this node may write now.
+  bool observe(WriteRight right, UnixMs now_ms, DurationMs settle_ms);
+  // When the current term began (-1: not the owner now).
+  UnixMs since_ms() const { return since_ms_; }
+
+ private:
+  UnixMs since_ms_ = -1;
+};
+
 }  // namespace mesh::rotation

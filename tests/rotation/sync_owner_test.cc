@@ -229,5 +229,35 @@ TEST_CASE("write_right: a node that has heard no one lately judges the others ag
   CHECK(write_right(two, pair, report_times(pair), {}, second, false).right == WriteRight::owner);
 }
 
+TEST_CASE("a new owner writes once its view has named it for two heartbeats, at most 10 s") {
+  Roster roster = nine();
+  CHECK(owner_settle_ms(roster) == 4'000);
+  roster.params.heartbeat_interval_ms = 300'000;
+  CHECK(owner_settle_ms(roster) == 10'000);
+  // At a takeover a node whose view lacks a higher candidate's latest
+  // report names itself for a moment (n6 for 2 s after the owner's kill,
+  // panel_fleet_test under a sanitized load): it writes nothing then.
+  OwnerTerm term;
+  CHECK_FALSE(term.observe(WriteRight::owner, 100'000, 2'000));
+  CHECK(term.since_ms() == 100'000);
+  CHECK_FALSE(term.observe(WriteRight::owner, 101'000, 2'000));
+  CHECK_FALSE(term.observe(WriteRight::not_owner, 101'500, 2'000));  // the higher one heard: the term ends
+  CHECK(term.since_ms() == -1);
+  CHECK_FALSE(term.observe(WriteRight::owner, 102'000, 2'000));       // named again: a new term
+  CHECK_FALSE(term.observe(WriteRight::owner, 103'999, 2'000));
+  CHECK(term.observe(WriteRight::owner, 104'000, 2'000));              // held for 2 s: it writes
+  CHECK(term.observe(WriteRight::owner, 200'000, 2'000));
+  // Any right that forbids writing ends the term, not only another owner.
+  for (WriteRight right : {WriteRight::no_owner, WriteRight::partitioned, WriteRight::clock_suspect,
+                           WriteRight::warming}) {
+    CHECK_FALSE(term.observe(right, 201'000, 2'000));
+    CHECK_FALSE(term.observe(WriteRight::owner, 201'500, 2'000));
+    CHECK(term.observe(WriteRight::owner, 203'500, 2'000));
+  }
+  // A clock stepped back starts the term again instead of granting it.
+  CHECK_FALSE(term.observe(WriteRight::owner, 150'000, 2'000));
+  CHECK(term.since_ms() == 150'000);
+}
+
 }  // namespace
 }  // namespace mesh::rotation
