@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -41,12 +42,18 @@ Result<std::string, FileReadError> read_regular_file(const std::string& path, st
     return make_error(FileReadError::too_large, "is over " + std::to_string(bytes_max) + " bytes");
   };
   if (mode == FileReadMode::whole && static_cast<std::uint64_t>(st.st_size) > bytes_max) return too_large();
-  // One byte more than allowed tells a file that grew past the bound.
+  // One byte more than allowed tells a file that grew past the bound. The
+  // buffer starts at what fstat says (and a page: /proc's files say 0) and
+  // grows as the file does: a roster file's bound is 1 MiB, and a buffer
+  // of the bound, zeroed at every start, left the daemon's heap 1 MiB
+  // larger for good (its RSS at N = 100: 6.5 -> 8.3 MiB, 2026-12-06).
   const std::size_t want = mode == FileReadMode::whole ? bytes_max + 1 : bytes_max;
-  std::string out(want, '\0');
+  const std::size_t guess = std::max<std::size_t>(static_cast<std::size_t>(st.st_size) + 1, 4096);
+  std::string out(std::min(want, guess), '\0');
   std::size_t size = 0;
   while (size < want) {
-    const ssize_t n = ::read(fd, out.data() + size, want - size);
+    if (size == out.size()) out.resize(std::min(want, 2 * out.size()));
+    const ssize_t n = ::read(fd, out.data() + size, out.size() - size);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       return make_error(FileReadError::unreadable, std::string("cannot be read (") + std::strerror(errno) + ")");
@@ -55,6 +62,7 @@ Result<std::string, FileReadError> read_regular_file(const std::string& path, st
     size += static_cast<std::size_t>(n);
   }
   out.resize(size);
+  out.shrink_to_fit();
   if (mode == FileReadMode::whole && size > bytes_max) return too_large();
   return out;
 }
