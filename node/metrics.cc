@@ -24,10 +24,11 @@ std::uint64_t rate_per_s(std::uint64_t before, std::uint64_t now, std::int64_t e
 }  // namespace
 
 MetricsSampler::MetricsSampler(std::string proc_root, std::string data_dir,
-                               std::uint16_t listener_port)
+                               std::uint16_t listener_port, std::chrono::milliseconds count_interval)
     : proc_root_(std::move(proc_root)),
       data_dir_(std::move(data_dir)),
-      listener_port_(listener_port) {}
+      listener_port_(listener_port),
+      count_interval_(count_interval) {}
 
 std::string MetricsSampler::proc_file(const char* name) const { return proc_root_ + "/" + name; }
 
@@ -42,7 +43,12 @@ Metrics MetricsSampler::sample() {
   metrics.uptime_s = parse_uptime_s(read_text_file(proc_file("uptime")));
   sample_network(metrics, metrics.uptime_s);
   metrics.load_average_milli = parse_loadavg_milli(read_text_file(proc_file("loadavg")));
-  metrics.listener_connections = count_listener_connections();
+  const Clock::time_point now = Clock::now();
+  if (!counted_at_ || now - *counted_at_ >= count_interval_ || now < *counted_at_) {
+    connections_ = count_listener_connections();
+    counted_at_ = now;
+  }
+  metrics.listener_connections = connections_;
   return metrics;
 }
 

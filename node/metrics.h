@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "node/proc_parse.h"
@@ -16,6 +17,16 @@ namespace mesh::node {
 // Lines of /proc/net/tcp{,6} examined; listener_connections saturates here.
 inline constexpr std::size_t kTcpTableLinesMax = 1'000'000;
 
+// How often the listener's connections are counted. The count reads the
+// kernel's whole TCP tables, formatted as text: every socket of the
+// machine, each read restarting the kernel's walk of its hash. Since the
+// self-check runs every 15 s (issue 37) that walk was a sixth of an idle
+// daemon's CPU at N = 100 (perf, 2026-12-06), and on a VPN server with tens
+// of thousands of connections it costs far more. The count is the report's
+// information (record/report.h, Metrics), no verdict's input: once a
+// minute, as before issue 37, and the samples between repeat it.
+inline constexpr std::chrono::milliseconds kListenerCountInterval{60'000};
+
 // Thread safety: not thread-safe; sample() blocks on file reads, so the
 // self-checker calls it from its worker thread only. Rates (CPU, network)
 // are deltas since the previous sample(); the first one gives the average
@@ -23,7 +34,8 @@ inline constexpr std::size_t kTcpTableLinesMax = 1'000'000;
 class MetricsSampler {
  public:
   // `proc_root` is "/proc" outside tests. `data_dir` empty: disk metrics 0.
-  MetricsSampler(std::string proc_root, std::string data_dir, std::uint16_t listener_port);
+  MetricsSampler(std::string proc_root, std::string data_dir, std::uint16_t listener_port,
+                 std::chrono::milliseconds count_interval = kListenerCountInterval);
 
   // Never fails: a missing or unparsable source gives 0 for its metric.
   Metrics sample();
@@ -44,6 +56,9 @@ class MetricsSampler {
   NetCounters last_net_;
   Clock::time_point last_net_time_;
   bool has_last_net_ = false;
+  std::chrono::milliseconds count_interval_;
+  std::uint32_t connections_ = 0;
+  std::optional<Clock::time_point> counted_at_;  // none: never counted
 };
 
 }  // namespace mesh::node

@@ -162,6 +162,19 @@ TEST_CASE("metrics from /proc files: since boot first, then deltas") {
   CHECK(sampler.sample().cpu_permille == 900);
 }
 
+TEST_CASE("the listener's connections are counted once per interval, repeated between") {
+  const TempDir proc;
+  write_proc_fixture(proc, 250, 750);
+  MetricsSampler hourly(proc.path().string(), "", 443, std::chrono::hours(1));
+  MetricsSampler every_time(proc.path().string(), "", 443, std::chrono::milliseconds(0));
+  CHECK(hourly.sample().listener_connections == 3);
+  CHECK(every_time.sample().listener_connections == 3);
+  proc.write("net/tcp", "  sl  local_address rem_address   st\n"
+                        "   0: 0100007F:01BB 0100007F:C350 01 0\n");
+  CHECK(hourly.sample().listener_connections == 3);  // the tables are not read again within the interval
+  CHECK(every_time.sample().listener_connections == 2);
+}
+
 TEST_CASE("metrics with no /proc at all are zero, not a crash") {
   MetricsSampler sampler("/nonexistent/proc", "", 443);
   CHECK(sampler.sample() == Metrics{});
