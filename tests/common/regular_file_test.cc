@@ -45,7 +45,7 @@ TEST_CASE("a regular file within the bound is read whole; over it, refused") {
 
 // A roster file's bound is 1 MiB: a buffer of the bound for a 20 KB file,
 // zeroed at every start, left the daemon's heap 1 MiB larger for good
-// (RSS at N = 100 6.5 -> 8.3 MiB, from 40ec941 to 2026-12-06).
+// (RSS at N = 100 8.4 instead of 7.4 MiB, from 40ec941 to 2026-12-06).
 TEST_CASE("a small file costs a buffer of its size, not of the bound; one that says size 0 is read whole") {
   TempDir dir;
   const std::string text(20'000, 'r');
