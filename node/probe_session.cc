@@ -32,17 +32,11 @@ DurationMs elapsed_ms(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
-// A fresh random, session id and X25519 key for one ClientHello. The
-// secret half of the key is dropped: the probe ends at the ServerHello
-// and derives no key.
+// A fresh random and session id for one ClientHello.
 ClientHelloSecrets draw_hello_secrets() {
   ClientHelloSecrets secrets;
-  std::array<std::uint8_t, crypto_scalarmult_SCALARBYTES> secret_key;
   randombytes_buf(secrets.random.data(), secrets.random.size());
   randombytes_buf(secrets.session_id.data(), secrets.session_id.size());
-  randombytes_buf(secret_key.data(), secret_key.size());
-  crypto_scalarmult_base(secrets.x25519_public.data(), secret_key.data());
-  sodium_memzero(secret_key.data(), secret_key.size());
   return secrets;
 }
 

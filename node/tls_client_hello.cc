@@ -1,5 +1,5 @@
 // The probe's ClientHello (node/tls_hello.h; docs/PROTOCOL.md, "The TLS
-// stage"): what a browser offers, without GREASE and padding.
+// stage"): what a browser offers, without GREASE, padding or a key share.
 #include <string>
 
 #include "common/check.h"
@@ -44,7 +44,7 @@ void put16_list(Bytes& out, std::size_t width, std::span<const std::uint16_t> va
   });
 }
 
-void put_extensions(Bytes& out, std::string_view sni, const ClientHelloSecrets& secrets) {
+void put_extensions(Bytes& out, std::string_view sni) {
   using namespace tls;
   if (!sni.empty()) {
     extension(out, kExtServerName, [&] {
@@ -70,14 +70,11 @@ void put_extensions(Bytes& out, std::string_view sni, const ClientHelloSecrets& 
   extension(out, kExtStatusRequest, [&] { out.insert(out.end(), {1, 0, 0, 0, 0}); });  // OCSP
   extension(out, kExtSignatureAlgorithms, [&] { put16_list(out, 2, kOfferedSignatures); });
   extension(out, kExtSignedCertificateTimestamp, [] {});
-  extension(out, kExtKeyShare, [&] {
-    block(out, 2, [&] {
-      put16(out, kGroupX25519);
-      block(out, 2, [&] {
-        out.insert(out.end(), secrets.x25519_public.begin(), secrets.x25519_public.end());
-      });
-    });
-  });
+  // No share (RFC 8446 §4.2.8: the client asks for a HelloRetryRequest):
+  // a TLS 1.3 server answers with a HelloRetryRequest of about 100 bytes,
+  // instead of a ServerHello followed by its certificate chain in the same
+  // flight, so a TLS probe costs about a third of what it did.
+  extension(out, kExtKeyShare, [&] { block(out, 2, [] {}); });
   extension(out, kExtPskKeyExchangeModes, [&] { out.insert(out.end(), {1, 1}); });  // psk_dhe_ke
   extension(out, kExtSupportedVersions, [&] {
     block(out, 1, [&] {
@@ -106,7 +103,7 @@ std::vector<std::uint8_t> client_hello(std::string_view sni, const ClientHelloSe
       });
       put16_list(out, 2, kOfferedSuites);
       out.insert(out.end(), {1, 0});  // legacy_compression_methods: null only
-      block(out, 2, [&] { put_extensions(out, sni, secrets); });
+      block(out, 2, [&] { put_extensions(out, sni); });
     });
   });
   return out;

@@ -27,19 +27,20 @@ inline constexpr std::size_t kTlsRecordBytesMax = 16384;
 // unrecognized_name); one more is an answer that is not a hello.
 inline constexpr int kHelloWarningsMax = 4;
 
-// What each ClientHello draws afresh, as a TLS 1.3 client does: the random,
-// the legacy session id (middlebox compatibility, RFC 8446 §D.4) and an
-// X25519 public key.
+// What each ClientHello draws afresh, as a TLS 1.3 client does: the random
+// and the legacy session id (middlebox compatibility, RFC 8446 §D.4).
 struct ClientHelloSecrets {
   std::array<std::uint8_t, 32> random{};
   std::array<std::uint8_t, 32> session_id{};
-  std::array<std::uint8_t, 32> x25519_public{};
 };
 
 // The ClientHello as one TLS record (header included): TLS 1.3 and 1.2, a
 // browser's cipher suites, groups and signature algorithms, ALPN "h2",
-// "http/1.1", an X25519 key share, and server_name = `sni` (none when
-// empty). REQUIRES: sni.size() <= kHelloSniBytesMax.
+// "http/1.1", server_name = `sni` (none when empty), and a key_share
+// extension with no share: a TLS 1.3 server answers it with a
+// HelloRetryRequest, which is all the probe needs to know the hello passed,
+// and which holds back the server's certificate chain.
+// REQUIRES: sni.size() <= kHelloSniBytesMax.
 std::vector<std::uint8_t> client_hello(std::string_view sni, const ClientHelloSecrets& secrets);
 
 enum class ServerAnswer : std::uint8_t {
@@ -53,7 +54,8 @@ enum class ServerAnswer : std::uint8_t {
 // handshake or alert record of TLS framing, the first handshake message a
 // ServerHello no longer than kServerHelloBytesMax whose version, session id
 // echo, cipher suite, compression and extensions answer the hello built
-// from `session_id`; the decision is taken as soon as the ServerHello is
+// from `session_id` (in TLS 1.3 a HelloRetryRequest: the hello shared no
+// key); the decision is taken as soon as the ServerHello is
 // whole, without waiting for the rest of its record. Holds at most the
 // ServerHello's bytes. Not thread-safe.
 class ServerHelloReader {

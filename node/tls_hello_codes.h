@@ -39,7 +39,6 @@ inline constexpr std::uint16_t kExtRenegotiationInfo = 0xff01;
 inline constexpr std::uint16_t kGroupX25519 = 0x001d;
 inline constexpr std::uint16_t kGroupSecp256r1 = 0x0017;
 inline constexpr std::uint16_t kGroupSecp384r1 = 0x0018;
-inline constexpr std::size_t kX25519KeyBytes = 32;
 
 // A browser's order: the TLS 1.3 suites, then ECDHE with AEAD, then the
 // CBC and RSA-kex suites old servers need.

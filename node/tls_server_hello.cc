@@ -60,7 +60,6 @@ struct Extensions {
   bool supported_versions = false;
   bool key_share = false;
   std::uint16_t key_share_group = 0;
-  std::size_t key_share_bytes = 0;  // the key's length (SH), 0 in a HelloRetryRequest
 };
 
 Extensions read_extensions(Cursor& cursor, bool hello_retry) {
@@ -79,7 +78,7 @@ Extensions read_extensions(Cursor& cursor, bool hello_retry) {
     } else if (type == tls::kExtKeyShare) {
       out.key_share = true;
       out.key_share_group = data.u16();
-      if (!hello_retry) out.key_share_bytes = data.take(data.u16()).size();
+      if (!hello_retry) data.take(data.u16());  // a ServerHello's key: read, for strictness
     } else {
       data.take(data.left());
     }
@@ -217,12 +216,11 @@ ServerAnswer ServerHelloReader::judge_server_hello(std::span<const std::uint8_t>
   }
   const bool echo = std::equal(session_echo.begin(), session_echo.end(), session_id_.begin(),
                                session_id_.end());
-  const bool share =
-      hello_retry_ ? (!extensions.key_share ||
-                      (extensions.key_share_group != tls::kGroupX25519 &&
-                       contains(tls::kOfferedGroups, extensions.key_share_group)))
-                   : (extensions.key_share && extensions.key_share_group == tls::kGroupX25519 &&
-                      extensions.key_share_bytes == tls::kX25519KeyBytes);
+  // Our hello shared no key: a TLS 1.3 answer to it is a HelloRetryRequest
+  // naming an offered group (or none, when the server asks for a cookie
+  // only); a ServerHello with a key share answers a share we never sent.
+  const bool share = hello_retry_ && (!extensions.key_share ||
+                                      contains(tls::kOfferedGroups, extensions.key_share_group));
   const bool ok = echo && is_tls13_suite(suite) && share;
   return ok ? ServerAnswer::server_hello : ServerAnswer::not_tls;
 }

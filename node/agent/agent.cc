@@ -229,6 +229,7 @@ const std::vector<std::uint32_t>& Agent::Impl::current_targets(UnixMs now) {
   for (ScheduledTarget& target : schedule_.targets()) {
     const verdict::WitnessPlan& plan = current->is_witness(*self, target.index) ? *current : *next;
     target.turn = tls_turn_of(plan, *roster, *self, target.index);
+    target.base_phase = probe_base_phase(target.id);
     schedule_.set_phase(target, probe_phase(target.id, place, target.turn), now, interval);
     share_milli += 1'000 / target.turn.turns;
   }

@@ -67,17 +67,17 @@ void Agent::Impl::tick_probes(UnixMs now, AgentEffects& out) {
   probe_interval_ms_ = volume_.paced_interval(roster->params.probe_interval_ms, pacing_targets_,
                                               tls_period_, now);
   counters_.probes_lost += schedule_.expire(now, config_.probe_lost_after_ms);
-  const DurationMs slot_ms =
-      static_cast<DurationMs>(config_.tls_every) * roster->params.probe_interval_ms;
   const UnixMs hints_from = now - roster->params.stale_after_ms;
   schedule_.for_each_due(now, [&](ScheduledTarget& target) {
     if (schedule_.in_flight() >= config_.probes_in_flight_max) return false;
     bool tls = false;
-    if (slot_ms > 0) {
+    if (config_.tls_every > 0 && probe_interval_ms_ > 0) {
       const UnixMs hint = tls_hints_[target.index];
+      const TurnGrid grid{target.turn, target.index, target.base_phase, target.phase, probe_interval_ms_,
+                          config_.tls_every};
       tls = wants_tls({ledger_.find(target.id), target.last_tls_ms, target.added_ms,
                        hint >= hints_from ? hint : std::numeric_limits<UnixMs>::min(),
-                       latest_turn_ms(target.turn, target.index, now, slot_ms)});
+                       latest_turn_ms(grid, now)});
     }
     const std::uint64_t reserve = tls ? kProbeReserveTlsBytes : kProbeReserveTcpBytes;
     if (!volume_.reserve_probe(reserve)) {

@@ -14,13 +14,13 @@ namespace mesh::agent {
 
 // The default of AgentConfig::tls_every, and so of the daemon's [probe]
 // tls_every and meshsim's [sim] tls_every.
-inline constexpr std::uint32_t kDefaultTlsEvery = 5;
+inline constexpr std::uint32_t kDefaultTlsEvery = 1;
 // The prober's deadlines, and so the daemon's [probe] connect_timeout_ms
 // and tls_timeout_ms and meshsim's [sim] probe_timeout_ms: resolution and
 // TCP connect together (5 s outlasts Linux's SYN retransmits at 1 and 3 s:
 // under 10% loss a 1 s deadline makes false failure streaks), then the TLS
 // handshake from TCP up.
-inline constexpr DurationMs kDefaultProbeConnectTimeoutMs = 5'000;
+inline constexpr DurationMs kDefaultProbeConnectTimeoutMs = 3'500;
 // The least connect deadline: a lost SYN is retransmitted after 1 s and
 // again after 3 s; a shorter deadline would count one lost packet as a
 // failed probe. So a tcp_timeout outcome came at least this long after its

@@ -1,7 +1,7 @@
 // Confirming a failure at once (docs/PROTOCOL.md, "Probes"; issue 37). A
 // witness whose probe of a target fails does not wait an interval for its
 // next one: it probes again 1 s after the failure (5 s after the failed
-// probe began at least), then 20 s after the first began, until the
+// probe began at least), then 15 s after the first began, until the
 // streak reaches fail_streak (the verdict's input is settled) or a probe
 // gets through. Its first failure is news (published at once), and the
 // target's other witnesses that read it probe the target at once too
@@ -28,10 +28,14 @@ namespace mesh::agent {
 // after the streak's first began. Spread, not back to back: a probe that
 // gets no answer sent its SYN at 0, 1 and 3 s (the prober's 5 s deadline),
 // so a streak of 3 needs the path silent from its first probe's start to
-// 23 s later at least; a network blink (seconds), or an outage of 20 s
-// every minute (meshsim flapping-target), cannot make one.
+// 18 s later at least; a network blink (seconds), or an outage of 15 s
+// every minute (meshsim flapping-target), cannot make one. 15 s, not the
+// 20 s it was until 2026-12-06: with three witnesses per country probing
+// 20 s apart, an IP block's worst case is that slot gap + the span + the
+// last probe's deadline + a gossip hop, 48 s at 20 and 43 at 15 (issue
+// 37's bound is 45).
 inline constexpr DurationMs kConfirmSpacingMs = 5'000;
-inline constexpr DurationMs kStreakSpanMs = 20'000;
+inline constexpr DurationMs kStreakSpanMs = 15'000;
 inline constexpr DurationMs kConfirmAfterOutcomeMs = 1'000;
 
 // A streak begun by a probe that another witness's fresh failure brought

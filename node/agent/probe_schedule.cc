@@ -22,13 +22,17 @@ CountryPlace country_place(const Roster& roster, std::string_view country) {
   return CountryPlace{static_cast<std::uint32_t>(it - codes.begin()), static_cast<std::uint32_t>(codes.size())};
 }
 
-std::uint32_t probe_phase(std::string_view target_id, CountryPlace country, TlsTurn turn) {
+std::uint32_t probe_base_phase(std::string_view target_id) {
   // The high half of splitmix64 of the id's FNV-1a 64 (ids that differ in
   // their last character, de-1 and de-2, differ only in FNV's low bits:
-  // without the mix their slots would bunch); then
-  // (rank + index / count) / turns, as (rank x count + index) / (turns x count).
-  const std::uint64_t hash = splitmix64(verdict::fnv1a64(target_id));
-  const auto base = static_cast<std::uint32_t>(hash >> 32);
+  // without the mix their slots would bunch).
+  return static_cast<std::uint32_t>(splitmix64(verdict::fnv1a64(target_id)) >> 32);
+}
+
+std::uint32_t probe_phase(std::string_view target_id, CountryPlace country, TlsTurn turn) {
+  // The base, then (rank + index / count) / turns, as
+  // (rank x count + index) / (turns x count).
+  const std::uint32_t base = probe_base_phase(target_id);
   const std::uint64_t turns = std::max<std::uint32_t>(turn.turns, 1);
   const std::uint64_t count = std::max<std::uint32_t>(country.count, 1);
   const std::uint64_t slot = (turn.rank % turns) * count + country.index % count;

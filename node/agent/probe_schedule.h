@@ -46,6 +46,8 @@ CountryPlace country_place(const Roster& roster, std::string_view country);
 // apart, and the countries' interleave between them. The same on every
 // node (docs/PROTOCOL.md, "Probes").
 std::uint32_t probe_phase(std::string_view target_id, CountryPlace country, TlsTurn turn);
+// Its per-target offset alone: the phase of rank 0 of the first country.
+std::uint32_t probe_base_phase(std::string_view target_id);
 // The first slot at or after `from` of the grid of `interval_ms` at `phase`.
 // REQUIRES: interval_ms > 0.
 UnixMs next_slot_ms(UnixMs from, DurationMs interval_ms, std::uint32_t phase);
@@ -55,6 +57,7 @@ struct ScheduledTarget {
   std::uint32_t index = 0;          // in the roster of the last set_targets()
   UnixMs next_ms = 0;               // the next probe is due then
   std::uint32_t phase = 0;          // of its slots (probe_phase)
+  std::uint32_t base_phase = 0;     // the target's, before rank and country (probe_base_phase)
   bool placed = false;              // next_ms was put on a slot (a new target is not, until set_phase)
   std::uint64_t in_flight = 0;      // probe id awaiting its outcome; 0: none
   UnixMs requested_ms = 0;          // when the probe in flight was requested

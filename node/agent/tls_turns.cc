@@ -31,19 +31,35 @@ TlsTurn tls_turn_of(const verdict::WitnessPlan& plan, const Roster& roster, std:
   return turn;
 }
 
-UnixMs latest_turn_ms(TlsTurn turn, std::uint32_t target, UnixMs now, DurationMs slot_ms) {
-  MESH_CHECK(slot_ms > 0, "latest_turn_ms: slot_ms must be positive");
-  // Fibonacci hashing spreads consecutive indices over the slot.
-  const auto shift = static_cast<DurationMs>((target * 0x9E3779B97F4A7C15ull) %
-                                             static_cast<std::uint64_t>(slot_ms));
-  const std::int64_t slot = floor_div(now + shift, slot_ms);
-  const auto turns = static_cast<std::int64_t>(turn.turns);
-  // Slot n of target t is rank (n + t) mod turns's: a node whose rank is
-  // the same for all its targets (the lowest index of its country) still
-  // has its turns spread over every slot, not all in one slot of three.
-  const std::int64_t back =
-      ((slot + static_cast<std::int64_t>(target) - static_cast<std::int64_t>(turn.rank)) % turns + turns) % turns;
-  return (slot - back) * slot_ms - shift;
+UnixMs latest_turn_ms(const TurnGrid& grid, UnixMs now) {
+  MESH_CHECK(grid.interval_ms > 0 && grid.tls_every > 0, "latest_turn_ms: interval and tls_every must be positive");
+  const DurationMs interval = grid.interval_ms;
+  const auto k = static_cast<std::int64_t>(std::max<std::uint32_t>(grid.turn.turns, 1));
+  const auto rank = static_cast<std::int64_t>(grid.turn.rank) % k;
+  // Self's latest slot at or before now, and its place j in the country's
+  // sequence: slots of rank r of country c lie at m x interval + the base
+  // offset + (r x countries + c) / (turns x countries) of an interval, and
+  // self's phase wrapped past 2^32 when it is below the base (its slot m
+  // is then the sequence's m - 1).
+  const auto offset = static_cast<DurationMs>(
+      (static_cast<unsigned __int128>(grid.phase) * static_cast<std::uint64_t>(interval)) >> 32);
+  const std::int64_t own_m = floor_div(now - offset, interval);
+  const UnixMs own_slot = own_m * interval + offset;
+  const std::int64_t m = own_m - (grid.phase < grid.base_phase ? 1 : 0);
+  const std::int64_t j0 = m * k + rank;
+  // The latest turn j <= j0 of rank r: turns are j = qP + is - h (i <
+  // kTurnRun), and j = -q - h (mod k), so rank r's lie in the runs q = -(r
+  // + h) (mod k).
+  const std::int64_t s = static_cast<std::int64_t>(grid.tls_every) * k;
+  const std::int64_t p = static_cast<std::int64_t>(kTurnRun) * s - 1;
+  const auto h = static_cast<std::int64_t>((grid.target * 0x9E3779B97F4A7C15ull) %
+                                           static_cast<std::uint64_t>(k * p));
+  const std::int64_t u0 = j0 + h;
+  const std::int64_t q0 = floor_div(u0, p);
+  const std::int64_t q = q0 - (((q0 + rank + h) % k) + k) % k;
+  const std::int64_t i = q == q0 ? std::min<std::int64_t>(kTurnRun - 1, (u0 - q * p) / s) : kTurnRun - 1;
+  const std::int64_t j = q * p + i * s - h;
+  return own_slot - (j0 - j) / k * interval;
 }
 
 bool is_tls_stage(ProbeFailure failure) {

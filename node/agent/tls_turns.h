@@ -1,9 +1,8 @@
 // Which probes are TLS handshakes (docs/PROTOCOL.md, "Probes"). A TLS
-// handshake costs about 7x a bare TCP connect, and an SNI block is a
+// handshake costs more than a bare TCP connect, and an SNI block is a
 // country's doing, so a country's witnesses of a target take turns: between
-// them they make one TLS probe of it every `tls_every` probe intervals, on a
-// grid of the clock (the same on every node while clocks agree), each in its
-// own slot by its rank among them. A
+// them they make one TLS probe of it every `tls_every` probe intervals, on
+// their probe slots (the same on every node while clocks agree). A
 // compatriot's TLS failure (in its report) makes one's next probe TLS at
 // once, so that every witness of the country, not only the one whose turn
 // it was, builds its streak; a failed TLS stage keeps the probes TLS until
@@ -34,12 +33,31 @@ struct TlsTurn {
 TlsTurn tls_turn_of(const verdict::WitnessPlan& plan, const Roster& roster, std::uint32_t self,
                     std::uint32_t target);
 
-// The start of self's latest turn for `target` at or before `now`: the grid
-// has slots of `slot_ms` (tls_every probe intervals), shifted per target so
-// that a node's targets do not all turn at the same moment; slot n of
-// target t belongs to rank (n + t) mod turns, so that a node's turns for its
-// targets fall in every slot. REQUIRES: slot_ms > 0.
-UnixMs latest_turn_ms(TlsTurn turn, std::uint32_t target, UnixMs now, DurationMs slot_ms);
+// Where self's TLS turns for one target fall. A country's witnesses of a
+// target probe it in turn, `turns` of them evenly spread over the interval
+// (node/agent/probe_schedule.h): their slots make one sequence, j = m x
+// turns + rank for self's m-th slot. Of it the slots j with
+// ((j + h) mod P) mod s == 0 are TLS turns, where s = tls_every x turns
+// and P = kTurnRun x s - 1, h a per-target shift: one TLS probe of the
+// target per tls_every intervals from the country, never more than that
+// apart (s slots), and since P = -1 mod turns, the turns go round the
+// witnesses, kTurnRun of them in a row each (so a witness that is down
+// leaves a gap of about kTurnRun + 1 turns, not every other one).
+inline constexpr std::uint32_t kTurnRun = 4;
+struct TurnGrid {
+  TlsTurn turn;
+  std::uint32_t target = 0;       // roster index: spreads a node's targets' turns
+  std::uint32_t base_phase = 0;   // the target's phase before rank and country (probe_base_phase)
+  std::uint32_t phase = 0;        // self's slots' phase (probe_phase)
+  DurationMs interval_ms = 0;     // the probe interval of self's slots
+  std::uint32_t tls_every = 1;
+};
+
+// The start of self's latest TLS turn for the target at or before `now`:
+// the time of self's slot that is it. The same on every witness of a
+// country while their clocks and intervals agree.
+// REQUIRES: interval_ms > 0, tls_every > 0.
+UnixMs latest_turn_ms(const TurnGrid& grid, UnixMs now);
 
 // True for the failure reasons of the TLS stage (the TCP connect passed).
 bool is_tls_stage(ProbeFailure failure);

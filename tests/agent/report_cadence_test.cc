@@ -394,6 +394,10 @@ TEST_CASE("many targets turning at once publish at most two reports per change g
 
 TEST_CASE("a failed TLS stage makes the next probes TLS until one gets through; a TCP recovery is checked with TLS") {
   Fleet fleet(3, small_roster(3));
+  // Node 0 takes a TLS turn every 10 intervals (tls_every 5, 2 witnesses),
+  // so that its turns are few beside the probes the rules make TLS.
+  fleet.kill(0);
+  fleet.start(0, [](AgentConfig& config) { config.tls_every = 5; });
   std::vector<bool> tls;              // node 0's probes of s1: TLS or not
   std::vector<ProbeFailure> outcome;  // and what they found
   bool sni_blocked = false, ip_blocked = false;

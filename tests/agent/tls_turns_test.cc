@@ -3,10 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
+#include <string>
 
+#include "node/agent/probe_schedule.h"
 #include "node/agent/tls_turns.h"
 #include "tests/agent/fleet.h"
 
@@ -42,44 +45,101 @@ TEST_CASE("a witness's turn is its rank among the witnesses of its own country")
   CHECK(tls_turn_of(mesh, small, 5, 1) == TlsTurn{1, 2});
 }
 
-TEST_CASE("turns: slot n of target t belongs to rank (n + t) mod turns, one rank per slot") {
-  constexpr DurationMs kSlot = 300'000;
+// Every slot of every witness of one target in one country over `span_ms`,
+// in time order: (time, rank, whether it is its TLS turn).
+struct Slot {
+  UnixMs at;
+  std::uint32_t rank;
+  bool turn;
+};
+std::vector<Slot> country_slots(const std::string& id, std::uint32_t target, CountryPlace place,
+                                std::uint32_t turns, std::uint32_t tls_every, DurationMs interval, UnixMs from,
+                                DurationMs span_ms) {
+  std::vector<Slot> slots;
+  for (std::uint32_t rank = 0; rank < turns; ++rank) {
+    const TlsTurn turn{rank, turns};
+    const TurnGrid grid{turn, target, probe_base_phase(id), probe_phase(id, place, turn), interval, tls_every};
+    for (UnixMs at = next_slot_ms(from, interval, grid.phase); at < from + span_ms; at += interval) {
+      // Its turn is the slot itself: a probe at the slot (or within the
+      // interval after it) is TLS.
+      const UnixMs turn_at = latest_turn_ms(grid, at);
+      CHECK(turn_at <= at);
+      CHECK(latest_turn_ms(grid, at + interval - 1) == turn_at);
+      CHECK((at - turn_at) % interval == 0);
+      slots.push_back({at, rank, turn_at == at});
+    }
+  }
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.at < b.at; });
+  return slots;
+}
+
+TEST_CASE("turns: one TLS probe per tls_every intervals from a country, never further apart, going round its witnesses") {
+  constexpr DurationMs kInterval = 60'000;
   for (std::uint32_t target : {0u, 1u, 7u, 999u}) {
-    for (std::uint32_t turns : {1u, 2u, 3u, 5u}) {
-      std::set<UnixMs> starts;  // every rank's latest turn start, over a day
-      for (UnixMs now = kStartMs; now < kStartMs + 86'400'000; now += 37'000) {
-        for (std::uint32_t rank = 0; rank < turns; ++rank) {
-          const UnixMs start = latest_turn_ms({rank, turns}, target, now, kSlot);
-          CHECK(start <= now);
-          CHECK(now - start < kSlot * turns);
-          starts.insert(start);
+    const std::string id = "t-" + std::to_string(target);
+    for (const CountryPlace place : {CountryPlace{0, 1}, CountryPlace{2, 5}, CountryPlace{4, 5}}) {
+      for (std::uint32_t turns : {1u, 2u, 3u, 5u}) {
+        for (std::uint32_t every : {1u, 2u, 5u}) {
+          CAPTURE(target);
+          CAPTURE(place.index);
+          CAPTURE(turns);
+          CAPTURE(every);
+          const std::vector<Slot> slots =
+              country_slots(id, target, place, turns, every, kInterval, kStartMs, 86'400'000);
+          // The slots of the country's witnesses are interval / turns apart
+          // (give or take a millisecond of rounding).
+          for (std::size_t k = 1; k < slots.size(); ++k) {
+            CHECK(std::abs(slots[k].at - slots[k - 1].at - kInterval / turns) <= 1);
+          }
+          std::vector<UnixMs> turn_times;
+          std::map<std::uint32_t, int> by_rank;
+          std::uint32_t rank_changes = 0;
+          std::uint32_t last_rank = turns;
+          for (const Slot& slot : slots) {
+            if (!slot.turn) continue;
+            turn_times.push_back(slot.at);
+            ++by_rank[slot.rank];
+            rank_changes += last_rank != turns && slot.rank != last_rank;
+            last_rank = slot.rank;
+          }
+          // Never more than tls_every intervals apart, never less than the
+          // slot before that: s - 1 of s slots.
+          REQUIRE(turn_times.size() > 2);
+          const DurationMs most = static_cast<DurationMs>(every) * kInterval;
+          const DurationMs least = turns * every == 1 ? kInterval : most - kInterval / turns;
+          for (std::size_t k = 1; k < turn_times.size(); ++k) {
+            CHECK(turn_times[k] - turn_times[k - 1] <= most + 1);
+            CHECK(turn_times[k] - turn_times[k - 1] >= least - 1);
+          }
+          // kTurnRun in a row each, round every witness, as many each.
+          const double runs = static_cast<double>(turn_times.size()) / kTurnRun;
+          if (turns > 1) CHECK(rank_changes >= runs - 2);
+          CHECK(by_rank.size() == turns);
+          for (const auto& [rank, count] : by_rank) {
+            CHECK(count >= static_cast<int>(turn_times.size() / turns) - kTurnRun);
+            CHECK(count <= static_cast<int>(turn_times.size() / turns) + kTurnRun);
+          }
         }
       }
-      // Starts are kSlot apart: together the ranks cover every slot once.
-      std::vector<UnixMs> sorted(starts.begin(), starts.end());
-      for (std::size_t k = 1; k < sorted.size(); ++k) CHECK(sorted[k] - sorted[k - 1] == kSlot);
     }
   }
-  // Targets are shifted apart, so a node's turns do not fall together.
-  std::set<UnixMs> shifts;
-  for (std::uint32_t target = 0; target < 20; ++target) {
-    shifts.insert(latest_turn_ms({0, 1}, target, kStartMs, kSlot));
-  }
-  CHECK(shifts.size() >= 18);
-  // A node of the same rank for every target has turns in every slot:
-  // over one slot's time, a third of its targets (turns of 3) turn.
-  for (std::uint32_t rank = 0; rank < 3; ++rank) {
-    for (UnixMs now = kStartMs; now < kStartMs + 3 * kSlot; now += kSlot / 2) {
-      int turned = 0;
-      for (std::uint32_t target = 0; target < 30; ++target) {
-        turned += now - latest_turn_ms({rank, 3}, target, now, kSlot) < kSlot;
-      }
-      CHECK(turned >= 7);
-      CHECK(turned <= 13);
+  // Targets are shifted apart, so a node's turns do not fall together:
+  // among 30 targets of which self is one of 3 witnesses, a few at a time.
+  const CountryPlace place{1, 3};
+  for (UnixMs now = kStartMs; now < kStartMs + 3 * kInterval; now += kInterval / 2) {
+    int turned = 0;
+    for (std::uint32_t target = 0; target < 30; ++target) {
+      const std::string id = "t-" + std::to_string(target);
+      const TlsTurn turn{1, 3};
+      const TurnGrid grid{turn, target, probe_base_phase(id), probe_phase(id, place, turn), kInterval, 1};
+      turned += now - latest_turn_ms(grid, now) < kInterval;
     }
+    CHECK(turned >= 6);
+    CHECK(turned <= 17);
   }
   // Times before 1970 are on the same grid.
-  CHECK(latest_turn_ms({0, 1}, 0, -1, kSlot) == -kSlot);
+  const TurnGrid early{{0, 1}, 0, 0, 0, kInterval, 1};
+  CHECK(latest_turn_ms(early, -1) == -kInterval);
 }
 
 TEST_CASE("wants_tls: a turn, a newer compatriot failure, a failed TLS stage, a first success after a failure") {
@@ -134,9 +194,9 @@ TEST_CASE("a country's witnesses of a target make one TLS probe of it every tls_
   };
   fleet.run_for(200'000);
   asked.clear();
-  fleet.run_for(1'500'000);  // 25 minutes: 30 slots of 5 intervals
+  fleet.run_for(1'500'000);  // 25 minutes: 150 intervals of 10 s
   const std::uint32_t every = AgentConfig{}.tls_every;
-  REQUIRE(every == 5);
+  REQUIRE(every == 1);
   std::map<std::string, std::vector<UnixMs>> tls_times;
   std::map<std::pair<std::uint32_t, std::string>, int> tls_by_witness, probes_by_witness;
   for (const Asked& a : asked) {
@@ -146,25 +206,28 @@ TEST_CASE("a country's witnesses of a target make one TLS probe of it every tls_
     ++tls_by_witness[{a.observer, a.target}];
   }
   REQUIRE(tls_times.size() == 4);
+  // The three witnesses' slots are 3.3 s apart; of every 3 x kTurnRun - 1
+  // of them, kTurnRun are turns, 3 slots apart and the last 2 before the
+  // next run: 150 x 12 / 11 in 150 intervals.
+  const double turns = 150.0 * 3 * kTurnRun / (3 * kTurnRun - 1);
   for (const auto& [target, times] : tls_times) {
     CAPTURE(target);
-    // One per slot of 50 s: the next probe after each turn starts, so
-    // 50 s apart give or take one interval (+-5%).
-    CHECK(times.size() >= 29);
-    CHECK(times.size() <= 31);
+    CHECK(times.size() >= turns - 3);
+    CHECK(times.size() <= turns + 3);
     for (std::size_t k = 1; k < times.size(); ++k) {
-      CHECK(times[k] - times[k - 1] >= 39'000);
-      CHECK(times[k] - times[k - 1] <= 61'000);
+      CHECK(times[k] - times[k - 1] >= 5'600);   // 2 slots, on 1 s ticks
+      CHECK(times[k] - times[k - 1] <= 11'000);  // one interval
     }
   }
-  // Each witness: one TLS probe in 3 x 5 = 15, the rest bare TCP.
+  // Each witness: a third of them, the rest bare TCP.
   REQUIRE(tls_by_witness.size() == 12);
   for (const auto& [pair, tls] : tls_by_witness) {
     CAPTURE(pair.first);
     CAPTURE(pair.second);
-    CHECK(tls >= 9);
-    CHECK(tls <= 11);
-    CHECK(probes_by_witness[pair] >= 136);  // 10 s +-5%, on 1 s ticks
+    CHECK(tls >= turns / 3 - 2 * kTurnRun);
+    CHECK(tls <= turns / 3 + 2 * kTurnRun);
+    CHECK(probes_by_witness[pair] >= 146);  // 10 s, on 1 s ticks
+    CHECK(probes_by_witness[pair] <= 151);
   }
 }
 
@@ -205,11 +268,13 @@ TEST_CASE("a compatriot's TLS failure makes the next probe TLS at its other witn
     CHECK(fleet.agent(observer).ledger().find("s5")->fail_streak >= 3);
   }
   // NL's witnesses of s5 get through: its TLS probes come at their turns
-  // only (one per 50 s slot between s1 and s3), not at DE's failures.
+  // only (2 x kTurnRun of every 4 x kTurnRun - 2 slots of s1 and s3, 5 s
+  // apart: 30 x 8 / 7 in 30 intervals), not at DE's failures.
   int nl_tls = 0;
   for (const Asked& a : asked) nl_tls += !de(a.observer) && a.target == "s5" && a.tls;
-  CHECK(nl_tls >= 5);
-  CHECK(nl_tls <= 7);
+  const double nl_turns = 30.0 * 2 * kTurnRun / (2 * kTurnRun - 1);
+  CHECK(nl_tls >= nl_turns - 3);
+  CHECK(nl_tls <= nl_turns + 3);
   // Every node sees s5 unreachable: DE's 3 of 3 fail it.
   const auto snapshot = fleet.agent(1).verdicts();
   REQUIRE(snapshot != nullptr);

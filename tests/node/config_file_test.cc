@@ -21,7 +21,8 @@ TEST_CASE("describe_config prints the effective config, and it parses back to th
   NodeConfig config = required_only();
   std::string printed = describe_config(config);
   CHECK(contains(printed, "listen = \"0.0.0.0:4716\"\n"));
-  CHECK(contains(printed, "tls_every = 5\n"));
+  CHECK(contains(printed, "tls_every = 1\n"));
+  CHECK(contains(printed, "connect_timeout_ms = 3500\n"));
   CHECK(contains(printed, "listener = \"\"\n"));
   CHECK(parse(printed).value() == config);
 
@@ -29,7 +30,7 @@ TEST_CASE("describe_config prints the effective config, and it parses back to th
   config.gossip.listen = {"::", 4800};
   config.gossip.source_address = "2001:db8::5";
   config.gossip.queue_bytes_max = 1u << 30;
-  config.probe.tls_every = 1;
+  config.probe.tls_every = 5;
   config.self_check.listener = Endpoint{"2001:db8::9", 8443};
   config.self_check.listener_tls = false;
   config.self_check.service = "exec:/usr/local/bin/check \"vpn\"";
@@ -88,7 +89,7 @@ TEST_CASE("load_node_config: the example file, a missing file, a FIFO, a directo
   CHECK(contains(too_large.message(), huge + ": over 1048576 bytes"));
 
   std::string bad = dir.file("bad.toml");
-  std::ofstream(bad) << edited("tls_every = 5", "tls_every = 0");
+  std::ofstream(bad) << edited("tls_every = 1", "tls_every = 0");
   auto from_bad = load_node_config(bad);
   REQUIRE(!from_bad.ok());
   CHECK(from_bad.message() ==

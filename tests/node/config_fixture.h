@@ -28,7 +28,7 @@ operator_key = "db995fe25169d141cab9bbba92baa01f9f2e1ece7df4cb2ac05190f37fcc1f9d
 connect_timeout_ms = 5000
 
 [probe]
-tls_every = 5
+tls_every = 1
 
 [self_check]
 listener_tls = true

@@ -20,7 +20,6 @@ ClientHelloSecrets fixed_secrets() {
   for (std::size_t i = 0; i < 32; ++i) {
     secrets.random[i] = static_cast<std::uint8_t>(i);
     secrets.session_id[i] = static_cast<std::uint8_t>(0x40 + i);
-    secrets.x25519_public[i] = static_cast<std::uint8_t>(0x80 + i);
   }
   return secrets;
 }
@@ -39,17 +38,19 @@ std::size_t read16(const Bytes& bytes, std::size_t at) {
   return static_cast<std::size_t>(bytes[at] << 8 | bytes[at + 1]);
 }
 
-// A ServerHello message body, field by field, to be spoiled by the cases.
+// A ServerHello message body, field by field, to be spoiled by the cases:
+// by default the HelloRetryRequest a TLS 1.3 server answers our hello with
+// (it shares no key), naming X25519.
 struct Hello {
   std::uint16_t legacy_version = tls::kVersionTls12;
-  std::array<std::uint8_t, 32> random{};
+  std::array<std::uint8_t, 32> random = tls::kHelloRetryRandom;
   Bytes session_echo = our_session_id();
   std::uint16_t suite = 0x1301;
   std::uint8_t compression = 0;
   bool with_extensions = true;
   std::vector<std::pair<std::uint16_t, Bytes>> extensions = {
       {tls::kExtSupportedVersions, {0x03, 0x04}},
-      {tls::kExtKeyShare, key_share(tls::kGroupX25519, 32)},
+      {tls::kExtKeyShare, {0x00, 0x1d}},
   };
 
   static Bytes key_share(std::uint16_t group, std::size_t key_bytes) {
@@ -84,6 +85,7 @@ struct Hello {
 // A TLS 1.2 ServerHello, as an old server answers.
 Hello tls12_hello() {
   Hello hello;
+  hello.random = {};
   hello.suite = 0xc02f;
   hello.session_echo.clear();
   hello.extensions = {{tls::kExtRenegotiationInfo, {0}}, {tls::kExtAlpn, {0, 3, 2, 'h', '2'}}};
@@ -119,10 +121,10 @@ Bytes concat(Bytes a, const Bytes& b) {
   return a;
 }
 
-TEST_CASE("the ClientHello is one well-formed record carrying the SNI, ALPN and key share") {
+TEST_CASE("the ClientHello is one well-formed record carrying the SNI, ALPN and a key share with no key") {
   const auto secrets = fixed_secrets();
   const Bytes hello = client_hello("cdn.example.com", secrets);
-  REQUIRE(hello.size() == 277);  // docs/PROTOCOL.md, "The TLS stage"
+  REQUIRE(hello.size() == 241);  // docs/PROTOCOL.md, "The TLS stage"
   CHECK(hello[0] == tls::kRecordHandshake);
   CHECK(read16(hello, 1) == tls::kVersionTls10);
   CHECK(read16(hello, 3) == hello.size() - 5);
@@ -135,8 +137,8 @@ TEST_CASE("the ClientHello is one well-formed record carrying the SNI, ALPN and 
   const std::string text(hello.begin(), hello.end());
   CHECK(text.find("cdn.example.com") != std::string::npos);
   CHECK(text.find("\x02h2\x08http/1.1") != std::string::npos);
-  const std::string key(secrets.x25519_public.begin(), secrets.x25519_public.end());
-  CHECK(text.find(std::string("\x00\x1d\x00\x20", 4) + key) != std::string::npos);
+  // key_share (51) with an empty client_shares, then psk_key_exchange_modes.
+  CHECK(text.find(std::string("\x00\x33\x00\x02\x00\x00\x00\x2d", 8)) != std::string::npos);
   // Without an SNI the hello carries no server_name extension; a DNS name
   // of the longest length fits.
   CHECK(client_hello("", secrets).size() == hello.size() - 9 - 15);
@@ -144,7 +146,7 @@ TEST_CASE("the ClientHello is one well-formed record carrying the SNI, ALPN and 
         hello.size() - 15 + kHelloSniBytesMax);
 }
 
-TEST_CASE("a TLS 1.3 ServerHello is read whole, and byte by byte") {
+TEST_CASE("a TLS 1.3 HelloRetryRequest is read whole, and byte by byte") {
   const Bytes bytes = hello_record(Hello{});
   CHECK(read_all(bytes) == ServerAnswer::server_hello);
   ServerHelloReader reader(fixed_secrets().session_id);
@@ -154,7 +156,7 @@ TEST_CASE("a TLS 1.3 ServerHello is read whole, and byte by byte") {
   CHECK(reader.feed(std::span(bytes).last(1)) == ServerAnswer::server_hello);
   CHECK(reader.version() == tls::kVersionTls13);
   CHECK(reader.cipher_suite() == 0x1301);
-  CHECK_FALSE(reader.hello_retry());
+  CHECK(reader.hello_retry());
   // Later bytes change nothing.
   CHECK(reader.feed(Bytes{0xff, 0xff}) == ServerAnswer::server_hello);
 }
@@ -172,7 +174,7 @@ TEST_CASE("a ServerHello is decided before the rest of its record arrives") {
   CHECK(reader.cipher_suite() == 0xc02f);
 }
 
-TEST_CASE("TLS 1.2 answers, a HelloRetryRequest, a hello split over records") {
+TEST_CASE("TLS 1.2 answers, a HelloRetryRequest for another group or a cookie, a hello split over records") {
   CHECK(read_all(hello_record(tls12_hello())) == ServerAnswer::server_hello);
   Hello bare = tls12_hello();
   bare.with_extensions = false;  // legal in TLS 1.2
@@ -186,6 +188,8 @@ TEST_CASE("TLS 1.2 answers, a HelloRetryRequest, a hello split over records") {
   ServerHelloReader reader(fixed_secrets().session_id);
   CHECK(reader.feed(hello_record(retry)) == ServerAnswer::server_hello);
   CHECK(reader.hello_retry());
+  retry.extensions = {{tls::kExtSupportedVersions, {0x03, 0x04}}, {tls::kExtCookie, {0, 2, 7, 7}}};
+  CHECK(read_all(hello_record(retry)) == ServerAnswer::server_hello);
 
   const Bytes message = handshake_message(tls::kHandshakeServerHello, Hello{}.body());
   const Bytes first(message.begin(), message.begin() + 10);
@@ -242,8 +246,10 @@ TEST_CASE("every answer that is not TLS, or not a hello to ours, is not_tls") {
   CHECK(spoiled([](Hello& h) { h.session_echo.assign(33, 0); }) == ServerAnswer::not_tls);
   CHECK(spoiled([](Hello& h) { h.suite = 0xc02f; }) == ServerAnswer::not_tls);  // 1.2 suite
   CHECK(spoiled([](Hello& h) { h.with_extensions = false; }) == ServerAnswer::not_tls);
-  // Extensions: not offered, twice, a version not 1.3, a key share of
-  // another group or length, a 1.3 hello without one, a 1.3 suite in 1.2.
+  // Extensions: not offered, twice, a version not 1.3, a group not offered
+  // or with a key, a ServerHello with a key share (we sent none, so it
+  // answers no hello of ours), a cookie outside a HelloRetryRequest, a 1.3
+  // suite in 1.2.
   CHECK(spoiled([](Hello& h) { h.extensions.push_back({0x0039, {}}); }) == ServerAnswer::not_tls);
   CHECK(spoiled([](Hello& h) { h.extensions.push_back(h.extensions[0]); }) ==
         ServerAnswer::not_tls);
@@ -251,13 +257,22 @@ TEST_CASE("every answer that is not TLS, or not a hello to ours, is not_tls") {
         ServerAnswer::not_tls);
   CHECK(spoiled([](Hello& h) { h.extensions[0].second = {0x03, 0x04, 0x00}; }) ==
         ServerAnswer::not_tls);
-  CHECK(spoiled([](Hello& h) { h.extensions[1].second = Hello::key_share(0x0017, 65); }) ==
+  CHECK(spoiled([](Hello& h) { h.extensions[1].second = {0x00, 0x1e}; }) == ServerAnswer::not_tls);  // X448
+  CHECK(spoiled([](Hello& h) { h.extensions[1].second = Hello::key_share(0x001d, 32); }) ==
         ServerAnswer::not_tls);
-  CHECK(spoiled([](Hello& h) { h.extensions[1].second = Hello::key_share(0x001d, 31); }) ==
-        ServerAnswer::not_tls);
-  CHECK(spoiled([](Hello& h) { h.extensions.pop_back(); }) == ServerAnswer::not_tls);
-  CHECK(spoiled([](Hello& h) { h.extensions.push_back({tls::kExtCookie, {0, 1, 1}}); }) ==
-        ServerAnswer::not_tls);  // a cookie outside a HelloRetryRequest
+  const auto server_hello = [](Hello& h) {
+    h.random = {};
+    h.extensions[1].second = Hello::key_share(0x001d, 32);
+  };
+  CHECK(spoiled(server_hello) == ServerAnswer::not_tls);
+  CHECK(spoiled([&](Hello& h) {
+          server_hello(h);
+          h.extensions.pop_back();
+        }) == ServerAnswer::not_tls);
+  CHECK(spoiled([](Hello& h) {
+          h.random = {};
+          h.extensions.push_back({tls::kExtCookie, {0, 1, 1}});
+        }) == ServerAnswer::not_tls);
   Hello old = tls12_hello();
   old.suite = 0x1301;
   CHECK(read_all(hello_record(old)) == ServerAnswer::not_tls);

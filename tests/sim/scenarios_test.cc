@@ -225,7 +225,7 @@ TEST_CASE("flapping-service") {
 
 // Confirmations within their budget (node/agent/confirmation.h): one
 // observer failing half its probes of one target for an hour, and a target
-// failing 20 s of every minute, make no verdict.
+// failing 15 s of every minute, make no verdict.
 TEST_CASE("flaky-observer") { run_builtin("flaky-observer", {20, 5, 1, {}}); }
 TEST_CASE("flapping-target") { run_builtin("flapping-target", {20, 5, 1, {}}); }
 
