@@ -1,6 +1,7 @@
 #include "node/probe_session.h"
 
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sodium.h>
 #include <sys/socket.h>
 
@@ -154,9 +155,16 @@ void ProbeSession::do_connect(const tcp::endpoint& endpoint) {
 // small before the SYN sets the window: the server then holds back the
 // rest of its flight (its certificate chain, 1–10 KB) instead of sending
 // what the probe throws away.
+//
+// Every probe's socket delays its ACKs from the start (TCP_QUICKACK off:
+// Linux's "pingpong" mode, in which the handshake's last ACK waits for data
+// to ride on): a bare connect then closes with its RST before any ACK (3
+// packets instead of 4, 214 B instead of 280), and a TLS probe's
+// ClientHello carries it. Best effort: without it the ACKs go out.
 bool ProbeSession::prepare_socket(const tcp::endpoint& endpoint) {
   boost::system::error_code error;
   socket_.open(endpoint.protocol(), error);
+  if (!error) delay_acks();
   if (!error && request_.tls) {
     const int bytes = kTlsProbeReceiveBufferBytes;
     ::setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
@@ -185,7 +193,15 @@ void ProbeSession::on_connect(const boost::system::error_code& error) {
     finish(ProbeFailure::none);
     return;
   }
+  // The SYN-ACK turned quick ACKs back on: off again, so that the
+  // server's answer, read at once, is not ACKed before the RST.
+  delay_acks();
   do_handshake();
+}
+
+void ProbeSession::delay_acks() {
+  const int off = 0;
+  ::setsockopt(socket_.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &off, sizeof off);
 }
 
 // The ServerHello (or a HelloRetryRequest, which is one too) is the

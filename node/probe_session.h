@@ -53,6 +53,7 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
   void do_read();
   void on_read(const boost::system::error_code& error, std::size_t bytes);
   bool prepare_socket(const tcp::endpoint& endpoint);
+  void delay_acks();  // TCP_QUICKACK off (prepare_socket's comment)
   void finish(ProbeFailure failure);
   ProbeFailure deadline_failure() const;
   std::uint64_t wire_bytes(ProbeFailure failure);

@@ -8,7 +8,11 @@
 // on, so every segment after the SYN carries a 12-byte option block; SYN
 // options MSS + SACK-permitted + timestamps + window scale), a 1500-byte MTU,
 // IPv4 (IPv6 adds 20 bytes per packet: the estimate is low by that much),
-// delayed ACKs (one pure ACK per two data segments received).
+// delayed ACKs (one pure ACK per two data segments received). A probe's
+// socket delays its ACKs from the start (TCP_QUICKACK off before the
+// connect, node/probe_session.cc): the handshake's last ACK rides on the
+// ClientHello, or is replaced by the RST of a bare connect, and an answer
+// read at once is never ACKed before the RST.
 #pragma once
 
 #include <cstddef>
@@ -73,10 +77,16 @@ constexpr std::uint64_t tcp_handshake_wire_bytes() {
   return kSynBytes + kSynBytes + kAckBytes;
 }
 
-// A bare TCP probe that connected: the handshake 214 + our RST 66 = 280
-// (the prober closes with SO_LINGER {on, 0}: no FIN exchange, no TIME_WAIT).
+// A probe's handshake: SYN 74 + SYN-ACK 74 = 148; its ACK is delayed, and
+// rides on the ClientHello or is never sent (a bare connect's RST).
+constexpr std::uint64_t probe_handshake_wire_bytes() { return kSynBytes + kSynBytes; }
+
+// A bare TCP probe that connected: SYN, SYN-ACK and our RST, 74 + 74 + 66
+// = 214 (the prober closes with SO_LINGER {on, 0} before its delayed ACK:
+// no ACK, no FIN exchange, no TIME_WAIT; 280 with the ACK, until
+// 2026-12-06).
 constexpr std::uint64_t tcp_connect_probe_wire_bytes() {
-  return tcp_handshake_wire_bytes() + kRstBytes;
+  return probe_handshake_wire_bytes() + kRstBytes;
 }
 
 // A refused connect: SYN 74 + the refusing RST 60 = 134.
@@ -88,12 +98,15 @@ constexpr std::uint64_t tcp_unanswered_wire_bytes(std::int64_t elapsed_ms) {
   return syn_count_after(elapsed_ms) * kSynBytes;
 }
 
-// A TLS probe: the handshake 214, the bytes the TLS engine wrote (`sent`)
-// and read (`received`) each as a stream (stream_wire_bytes), and our RST 66.
+// A TLS probe: the handshake 148, the bytes it wrote (`sent`) as a stream
+// (stream_wire_bytes: the server ACKs them), the bytes it read
+// (`received`) with our delayed ACKs, one per two segments but the last
+// (the RST follows it at once), and our RST 66.
 constexpr std::uint64_t tls_probe_wire_bytes(std::uint64_t sent_bytes,
                                              std::uint64_t received_bytes) {
-  return tcp_handshake_wire_bytes() + stream_wire_bytes(sent_bytes) +
-         stream_wire_bytes(received_bytes) + kRstBytes;
+  const std::uint64_t segments = segment_count(received_bytes);
+  return probe_handshake_wire_bytes() + stream_wire_bytes(sent_bytes) + received_bytes +
+         segments * kPacketOverheadBytes + segments / 2 * kAckBytes + kRstBytes;
 }
 
 // One gossip frame of `frame_bytes` on an established stream: payload n + 4

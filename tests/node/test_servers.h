@@ -23,7 +23,7 @@ enum class ServerMode {
   tls_large_flight,   // the same with a certificate chain of 8 copies (a ~4 KB server flight)
   tls_alert,          // the servername callback refuses: alert unrecognized_name
   tls12_only,         // like tls, but TLS 1.2 at most: a TLS 1.2 ServerHello
-  tls_hello_retry,    // like tls, but P-256 only: a HelloRetryRequest to an X25519 key share
+  tls_hello_retry,    // like tls, but P-256 only: a HelloRetryRequest naming P-256
   hold,               // accepts, reads, never answers
   reset_after_hello,  // reads the ClientHello, then RST
   garbage,            // answers the ClientHello with "HTTP/1.1 400 ..." and holds

@@ -30,12 +30,16 @@ TEST_CASE("SYNs sent follow Linux's retransmit schedule: 0, 1, 3, 7, 15, 31, 63 
 
 TEST_CASE("probe costs") {
   CHECK(tcp_handshake_wire_bytes() == 74 + 74 + 66);
-  CHECK(tcp_connect_probe_wire_bytes() == 280);
+  CHECK(probe_handshake_wire_bytes() == 74 + 74);
+  CHECK(tcp_connect_probe_wire_bytes() == 74 + 74 + 66);
   CHECK(tcp_refused_wire_bytes() == 74 + 60);
   CHECK(tcp_unanswered_wire_bytes(300) == 74);
   CHECK(tcp_unanswered_wire_bytes(10'000) == 4 * 74);
-  // 214 + (500 + 66 + 66) + (2000 + 2 × 66 + 66) + 66
-  CHECK(tls_probe_wire_bytes(500, 2'000) == 3'110);
+  // 148 + (500 + 66 + 66) + (2000 + 2 × 66 + 66) + 66
+  CHECK(tls_probe_wire_bytes(500, 2'000) == 3'044);
+  // A HelloRetryRequest and a change_cipher_spec in one segment, not ACKed:
+  // 148 + (241 + 66 + 66) + (99 + 66) + 66
+  CHECK(tls_probe_wire_bytes(241, 99) == 752);
   CHECK(tls_probe_wire_bytes(500, 2'000) > tcp_connect_probe_wire_bytes());
 }
 

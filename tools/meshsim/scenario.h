@@ -163,8 +163,8 @@ struct SimParams {
   std::uint32_t tls_every = agent::kDefaultTlsEvery;  // AgentConfig::tls_every: a country's TLS turn, in probe intervals
   std::uint32_t syn_attempts = 3;         // TCP connect attempts within the probe deadline
   DurationMs probe_timeout_ms = agent::kDefaultProbeConnectTimeoutMs;  // an unanswered probe ends then
-  std::uint32_t tcp_probe_bytes = 280;    // connect + RST, both directions (node/agent/wire_cost.h)
-  std::uint32_t tls_probe_bytes = 900;    // TLS up to the HelloRetryRequest, both directions (docs/PROTOCOL.md, "Probes")
+  std::uint32_t tcp_probe_bytes = 214;    // SYN, SYN-ACK, RST, both directions (node/agent/wire_cost.h)
+  std::uint32_t tls_probe_bytes = 752;    // TLS up to the HelloRetryRequest, both directions (docs/PROTOCOL.md, "Probes")
   GossipLoss gossip_loss = GossipLoss::stream;
   std::size_t overlay_rings = 2;          // CoreConfig overrides
   DurationMs sync_interval_ms = 30'000;
