@@ -78,9 +78,9 @@ class Agent::Impl {
   // limit, unless probed since `since_ms` or failing already; a streak it
   // begins counts its span from `anchor_ms` (0: its own start).
   bool trigger_probe(ScheduledTarget* target, UnixMs since_ms, UnixMs now, UnixMs anchor_ms);
-  // A round began for `failing`: probes of this node's other targets in its
-  // country now, within their rate limits.
-  void sweep_country(const ScheduledTarget& failing, UnixMs since_ms, UnixMs now);
+  // A round began for `failing`: probes of this node's other targets now,
+  // within their rate limits.
+  void sweep_targets(const ScheduledTarget& failing, UnixMs since_ms, UnixMs now);
 
   // agent_report.cc
   void record_outcome(const ProbeOutcome& outcome, UnixMs now);
