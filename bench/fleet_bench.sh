@@ -3,8 +3,8 @@
 # "Figures"): N meshnode processes (default 30, in 5 countries) with real
 # TLS stand-in listeners and services, at the roster's DEFAULT parameters
 # (probes every 60 s, reports on change with 5-minute heartbeats, 3 witnesses
-# per country taking turns at one TLS probe of a target every 5 intervals,
-# up to the ServerHello).
+# per country taking turns at one TLS probe of a target every interval,
+# up to the HelloRetryRequest).
 # After a warm-up, it samples every daemon's CPU time (utime + stime from
 # /proc/PID/stat) over a window and its RSS at the end, then stops them all
 # (SIGTERM flushes the exact volume account) and reads each node's account

@@ -26,7 +26,7 @@ namespace mesh::agent {
 // kConfirmAfterOutcomeMs after its outcome, and the one that can complete
 // the streak (the fail_streak-th, and any after it) at least kStreakSpanMs
 // after the streak's first began. Spread, not back to back: a probe that
-// gets no answer sent its SYN at 0, 1 and 3 s (the prober's 5 s deadline),
+// gets no answer sent its SYN at 0, 1 and 3 s (the prober's 3.5 s deadline),
 // so a streak of 3 needs the path silent from its first probe's start to
 // 18 s later at least; a network blink (seconds), or an outage of 15 s
 // every minute (meshsim flapping-target), cannot make one. 15 s, not the

@@ -18,7 +18,7 @@ namespace mesh::agent {
 inline DurationMs change_gap_ms(const Parameters& params) { return params.probe_interval_ms / 4; }
 
 // A probe that gets no answer reports at its deadline: the connect's (the
-// daemon's [probe] connect_timeout_ms, meshsim's probe_timeout_ms: 5 s by
+// daemon's [probe] connect_timeout_ms, meshsim's probe_timeout_ms: 3.5 s by
 // default, node/agent/config.h), or the TLS handshake's (10 s).
 inline constexpr DurationMs kProbeDeadlineAllowanceMs = 10'000;
 // From a witness's report to every node: a few gossip rounds (2 log2 N
