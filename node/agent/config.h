@@ -17,9 +17,10 @@ namespace mesh::agent {
 inline constexpr std::uint32_t kDefaultTlsEvery = 1;
 // The prober's deadlines, and so the daemon's [probe] connect_timeout_ms
 // and tls_timeout_ms and meshsim's [sim] probe_timeout_ms: resolution and
-// TCP connect together (5 s outlasts Linux's SYN retransmits at 1 and 3 s:
-// under 10% loss a 1 s deadline makes false failure streaks), then the TLS
-// handshake from TCP up.
+// TCP connect together (3.5 s outlasts Linux's SYN retransmits at 1 and 3
+// s: under 10% loss a 1 s deadline makes false failure streaks; 5 s until
+// 2026-12-06, and each second of it was a second later for an unanswered
+// streak's verdict), then the TLS handshake from TCP up.
 inline constexpr DurationMs kDefaultProbeConnectTimeoutMs = 3'500;
 // The least connect deadline: a lost SYN is retransmitted after 1 s and
 // again after 3 s; a shorter deadline would count one lost packet as a
