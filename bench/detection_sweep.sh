@@ -7,7 +7,7 @@
 # (for an SNI block, its country's next TLS turn: docs/PROTOCOL.md,
 # "Probes"). This writes one meshsim scenario file per fault and start time,
 # 5m00s + k * STEP_S for k = 0 .. STARTS - 1 (53 s apart, so the starts walk
-# across the 60 s probe interval, the 5-minute TLS turns and the 5-minute
+# across the 60 s probe interval and its TLS turns, and the 5-minute
 # heartbeat grid), N = NODES in COUNTRIES (100 in 5 by default, the
 # roster's default parameters), for five faults of two servers of the first
 # country (de-1, de-2): the last country blocks them with port = "all" (ip:
