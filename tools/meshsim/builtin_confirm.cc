@@ -32,8 +32,8 @@ void flaky_observer(Builder& b) {
 // (a flapping path to its port; gossip passes): streaks begin at every
 // probe that falls in the 15 s, and each is confirmed within seconds, by
 // probes that get through (a streak's last probe starts 15 s after its
-// first, kStreakSpanMs: an outage must last 18 s to fail it; 20 s and
-// 20 s until 2026-12-06). No verdict, and every observer's confirmation
+// first, kStreakSpanMs: an outage must last 18 s to fail it; outage and
+// span were both 20 s until 2026-12-06). No verdict, and every observer's confirmation
 // rounds stay within the target's budget.
 void flapping_target(Builder& b) {
   const ServerId target = b.of_country(1 % b.k, 0);
