@@ -109,6 +109,13 @@ constexpr std::uint64_t tls_probe_wire_bytes(std::uint64_t sent_bytes,
          segments * kPacketOverheadBytes + segments / 2 * kAckBytes + kRstBytes;
 }
 
+// The probe's ClientHello with a 15-byte SNI (node/tls_client_hello.cc),
+// and a TLS 1.3 server's answer to it, a HelloRetryRequest echoing its
+// 32-byte session id with a change_cipher_spec: what meshsim models a TLS
+// probe with (752 B, as the prober counts one against OpenSSL).
+inline constexpr std::uint64_t kTypicalClientHelloBytes = 241;
+inline constexpr std::uint64_t kTypicalHelloRetryBytes = 99;
+
 // One gossip frame of `frame_bytes` on an established stream: payload n + 4
 // (length prefix), 66 B per 1448-byte segment, an ACK per two segments.
 // A 1400-byte frame: 1404 + 66 + 66 = 1536.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "node/agent/wire_cost.h"
 #include "node/tls_hello_codes.h"
 
 namespace mesh::node {
@@ -125,6 +126,7 @@ TEST_CASE("the ClientHello is one well-formed record carrying the SNI, ALPN and 
   const auto secrets = fixed_secrets();
   const Bytes hello = client_hello("cdn.example.com", secrets);
   REQUIRE(hello.size() == 241);  // docs/PROTOCOL.md, "The TLS stage"
+  CHECK(hello.size() == agent::kTypicalClientHelloBytes);  // meshsim's TLS probe is modelled with it
   CHECK(hello[0] == tls::kRecordHandshake);
   CHECK(read16(hello, 1) == tls::kVersionTls10);
   CHECK(read16(hello, 3) == hello.size() - 5);

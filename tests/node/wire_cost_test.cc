@@ -40,6 +40,7 @@ TEST_CASE("probe costs") {
   // A HelloRetryRequest and a change_cipher_spec in one segment, not ACKed:
   // 148 + (241 + 66 + 66) + (99 + 66) + 66
   CHECK(tls_probe_wire_bytes(241, 99) == 752);
+  CHECK(tls_probe_wire_bytes(kTypicalClientHelloBytes, kTypicalHelloRetryBytes) == 752);
   CHECK(tls_probe_wire_bytes(500, 2'000) > tcp_connect_probe_wire_bytes());
 }
 

@@ -12,6 +12,7 @@
 #include "common/server_id.h"
 #include "common/time.h"
 #include "node/agent/config.h"
+#include "node/agent/wire_cost.h"
 #include "record/roster.h"
 #include "verdict/evaluation.h"
 
@@ -163,8 +164,12 @@ struct SimParams {
   std::uint32_t tls_every = agent::kDefaultTlsEvery;  // AgentConfig::tls_every: a country's TLS turn, in probe intervals
   std::uint32_t syn_attempts = 3;         // TCP connect attempts within the probe deadline
   DurationMs probe_timeout_ms = agent::kDefaultProbeConnectTimeoutMs;  // an unanswered probe ends then
-  std::uint32_t tcp_probe_bytes = 214;    // SYN, SYN-ACK, RST, both directions (node/agent/wire_cost.h)
-  std::uint32_t tls_probe_bytes = 752;    // TLS up to the HelloRetryRequest, both directions (docs/PROTOCOL.md, "Probes")
+  // Bytes of a probe, both directions, as the prober estimates them
+  // (node/agent/wire_cost.h): SYN, SYN-ACK, RST (214); up to a
+  // HelloRetryRequest (752; docs/PROTOCOL.md, "The TLS stage").
+  std::uint32_t tcp_probe_bytes = static_cast<std::uint32_t>(agent::tcp_connect_probe_wire_bytes());
+  std::uint32_t tls_probe_bytes = static_cast<std::uint32_t>(
+      agent::tls_probe_wire_bytes(agent::kTypicalClientHelloBytes, agent::kTypicalHelloRetryBytes));
   GossipLoss gossip_loss = GossipLoss::stream;
   std::size_t overlay_rings = 2;          // CoreConfig overrides
   DurationMs sync_interval_ms = 30'000;
