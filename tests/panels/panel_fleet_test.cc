@@ -73,9 +73,10 @@ TEST_CASE("Remnawave: one writer for 9 daemons, within 10 s of the verdict, harm
     Json state = panel.state();
     REQUIRE(!state["writes"].empty());
     CHECK(state["writes"].back()["node"] == fleet.id(*owner));
-    CHECK(DaemonFleet::wait([&] { return received(receiver, "webhook", fleet.id(k), "unavailable") == 1 &&
-                                         received(receiver, "telegram", fleet.id(k), "unavailable") == 1; },
-                            seconds(15)));
+    CHECK_MESSAGE(DaemonFleet::wait([&] { return received(receiver, "webhook", fleet.id(k), "unavailable") == 1 &&
+                                                 received(receiver, "telegram", fleet.id(k), "unavailable") == 1; },
+                                    seconds(15)),
+                  receiver.state()["received"].dump());
     // Healed: enabled within 10 s.
     fleet.start_service(k);
     took = seconds_to_panel(fleet, *owner, fleet.id(k), "ok", panel, k_address, true, seconds(40));
