@@ -92,8 +92,87 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   WitnessJudgement j;
   j.servers_ = servers;
   j.breadth_.assign(countries, 0);
+  // A success is *outdated* for the border rules when its probe is no newer
+  // than the last success of one of its country's results for the same
+  // target that has a failure streak: a compatriot got through later and
+  // has failed since, so the country's latest word on the target is a
+  // failure, and the success says nothing of the border it may show. A
+  // healthy node reports on change and heartbeat, so its success can be
+  // minutes old in the report held, and a node busy with its own failures
+  // may not have probed that target again yet: when a country blocks most
+  // of the fleet, such successes kept the blocking country from holding
+  // against a server it blocks, or confirmed its border against one of its
+  // own servers, and the far side's failures counted as votes for one
+  // check (meshsim mass-block-80 at N = 100 in 5 countries, seeds 1-3,
+  // until 2026-12-06). An outdated success is read as no result here; a
+  // success flagged recovered never is (it tells of a border lifting); the
+  // verdicts' own counts (rule 8 and after) still read every result.
+  //
+  // The rules below need only whether every plain success of a cell is
+  // outdated (then each reads the cell without them), so the search stops
+  // at the first success that is not: found at once where the country
+  // gets through, which is nearly everywhere. Asked only where the answer
+  // can change the rule's, and memoized per cell.
+  const std::size_t cells = std::size_t{servers} * countries;
+  std::vector<std::int8_t> outdated_memo(cells, -1);
+  auto all_outdated = [&](std::uint32_t country, std::uint32_t target) {
+    if (tally.succeeding(target, country) == tally.recovering(target, country)) return true;  // none to read
+    if (tally.reporting(target, country) == tally.succeeding(target, country)) return false;  // no streak
+    std::int8_t& memo = outdated_memo[j.cell(target, country)];
+    if (memo >= 0) return memo == 1;
+    UnixMs since = std::numeric_limits<UnixMs>::min();
+    for (std::uint32_t o : tally.streak_observers(target)) {
+      if (fleet.country_of[o] != country || usable[o] == nullptr) continue;
+      const ProbeResult* result = counted_result(*usable[o], params, servers, target);
+      if (result != nullptr && result->fail_streak > 0) since = std::max(since, result->last_ok_ms);
+    }
+    // A plain success of `o` newer than every streak's last success; the
+    // outdated ones are counted, so that a cell whose successes were not
+    // all found (none should be missed) is never read as all outdated.
+    std::uint32_t stale = 0;
+    auto fresh = [&](std::uint32_t o) {
+      if (o == target || fleet.country_of[o] != country || usable[o] == nullptr) return false;
+      const ProbeResult* result = counted_result(*usable[o], params, servers, target);
+      if (result == nullptr || result->fail_streak != 0 || result->recovered) return false;
+      if (result->last_probe_ms > since) return true;
+      ++stale;
+      return false;
+    };
+    bool any_fresh = false;
+    const WitnessPlan& current = *context.current;
+    const WitnessPlan* previous = context.previous;
+    if (current.full_mesh || (previous != nullptr && previous->full_mesh)) {
+      for (std::uint32_t o : fleet.members_of_country[country]) {
+        if (current.is_witness(o, target) || (previous != nullptr && previous->is_witness(o, target))) {
+          if ((any_fresh = fresh(o))) break;
+        }
+      }
+    } else {
+      for (std::uint32_t o : current.witnesses_of_target[target]) {
+        if ((any_fresh = fresh(o))) break;
+      }
+      if (!any_fresh && previous != nullptr) {
+        for (std::uint32_t o : previous->witnesses_of_target[target]) {
+          if (!current.is_witness(o, target) && (any_fresh = fresh(o))) break;
+        }
+      }
+    }
+    const bool outdated =
+        !any_fresh && stale == tally.succeeding(target, country) - tally.recovering(target, country);
+    memo = outdated ? 1 : 0;
+    return outdated;
+  };
+  // C's results for T that are not plain successes: those with a failure
+  // streak, and with `recovered` those flagged recovered too. When every
+  // plain success is outdated, these are all the results the rules read.
+  auto against = [&](std::uint32_t country, std::uint32_t target, bool recovered) {
+    const std::uint32_t succeeding = tally.succeeding(target, country);
+    const std::uint32_t recovering = tally.recovering(target, country);
+    return tally.reporting(target, country) - succeeding + (recovered ? recovering : 0);
+  };
   auto fails = [&](std::uint32_t country, std::uint32_t target) {
-    return tally.failing(target, country) >= 2 && tally.succeeding(target, country) == 0;
+    return tally.failing(target, country) >= 2 && tally.recovering(target, country) == 0 &&
+           all_outdated(country, target);
   };
   // C *turns against* T when at least two of C's witness results for T have
   // a failure streak (any length) and none gets through: a border on its
@@ -101,7 +180,8 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   // moment it could first become a vote (both sides of a border start
   // failing together, and each side's reports arrive in their own time).
   auto turns_against = [&](std::uint32_t country, std::uint32_t target) {
-    return tally.reporting(target, country) >= 2 && tally.succeeding(target, country) == 0;
+    return against(country, target, false) >= 2 && tally.recovering(target, country) == 0 &&
+           all_outdated(country, target);
   };
   // C *holds against* T while it turns against T or has only just stopped:
   // every one of (at least two) witness results has a failure streak or got
@@ -110,8 +190,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   // reports are still to be replaced; the far side stands until both sides
   // have recovered. Breadth is read from it, for the same reason.
   auto holds_against = [&](std::uint32_t country, std::uint32_t target) {
-    return tally.reporting(target, country) >= 2 &&
-           tally.succeeding(target, country) == tally.recovering(target, country);
+    return against(country, target, true) >= 2 && all_outdated(country, target);
   };
   // A server no witness anywhere gets through to is down (or cut off from
   // everyone): failing it is nobody's own fault. Going down is the same on
@@ -159,7 +238,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
         if (shown || result.fail_streak == 0 || fleet.country_of[result.target] != country) return;
         // Getting through for a while: a result only just recovered (a
         // block lifting) says nothing of the country's usual reach.
-        shown = tally.succeeding(result.target, home) > tally.recovering(result.target, home);
+        shown = !all_outdated(home, result.target);
       });
     }
     memo = shown ? 1 : 0;
@@ -241,7 +320,6 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   j.partitioned_ = many(strained, observers) || many(silent, servers) ||
                    many(cut_off_count(tally, usable, &j.alive_unheard_), servers);
 
-  const std::size_t cells = std::size_t{servers} * countries;
   // The same [country][target] layout: copies (the counts were checked
   // non-negative as they were read above).
   j.eligible_ = tally.reporting_cells();

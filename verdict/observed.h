@@ -3,6 +3,7 @@
 // whether the observer is unreliable). docs/VERDICTS.md states each rule.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -67,6 +68,24 @@ void for_each_counted_result(const ObservedReport& observed, const Parameters& p
     if (result.last_probe_ms < oldest_probe_ms) continue;
     visit(result);
   }
+}
+
+// The result of `observed` for `target` that for_each_counted_result
+// would visit, or nullptr. O(log view), by the view's order: sorted by
+// target, no repeats (the decoder refuses any other view; on one it would
+// refuse, which result this finds is unspecified).
+inline const ProbeResult* counted_result(const ObservedReport& observed, const Parameters& params,
+                                         std::uint32_t server_count, std::uint32_t target) {
+  if (target >= server_count || target == observed.origin) return nullptr;
+  const std::vector<ProbeResult>& results = observed.report.view.results;
+  const auto it = std::lower_bound(results.begin(), results.end(), target,
+                                   [](const ProbeResult& r, std::uint32_t t) { return r.target < t; });
+  if (it == results.end() || it->target != target) return nullptr;
+  const UnixMs floor_ms = std::numeric_limits<UnixMs>::min() + params.stale_after_ms;
+  const UnixMs oldest_probe_ms = observed.timestamp_ms < floor_ms
+                                     ? std::numeric_limits<UnixMs>::min()
+                                     : observed.timestamp_ms - params.stale_after_ms;
+  return it->last_probe_ms < oldest_probe_ms ? nullptr : &*it;
 }
 
 // A result's failure streak is at least fail_streak.

@@ -499,3 +499,59 @@ TEST_CASE("two censors: each finds its blocks, though the other blocks some of i
   }
 }
 
+TEST_CASE("a mass block: a success reported before the blocking country's streaks began is no answer to them") {
+  // AE blocks 19 of the 24 servers abroad, from a minute ago. Every node has
+  // reported since, but AE's server 0, which is well and reports on change
+  // and heartbeat only: its report held is 2.5 minutes old, from before the
+  // block, and gets through to everything. Its compatriots got through to
+  // the blocked servers later than that and have failed them since, so its
+  // success is outdated (docs/VERDICTS.md, rule 6): it does not keep AE from
+  // holding against the servers it blocks, their failures of AE's servers
+  // are the far side, and no AE server is unreachable (meshsim
+  // mass-block-80 at N = 100 in 5 countries, seeds 1-3, until 2026-12-06:
+  // one check 30 s after the block). Until it probes them again it still
+  // counts in the blocked servers' own verdicts (rule 7 reads every result).
+  constexpr UnixMs kBlockAt = kReportAt - 60'000;
+  std::uint32_t seeds_blaming_a = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    const Roster roster = fleet_30();
+    const std::set<std::uint32_t> blocked = draw_outside_a(19, seed);
+    auto reachable = [&](std::uint32_t o, std::uint32_t t) {
+      return !((country_of(o) == 0 && blocked.count(t)) || (country_of(t) == 0 && blocked.count(o)));
+    };
+    std::vector<ObservedReport> reports = reports_of(roster, reachable);
+    std::vector<std::uint32_t> all;
+    for (std::uint32_t t = 0; t < roster.servers.size(); ++t) all.push_back(t);
+    reports[0] = report_probing(0, kNow - 150'000, roster.version, all, [](std::uint32_t) { return 0u; });
+    auto since_block = [&](std::vector<ObservedReport> held, UnixMs last_ok_ms) {
+      for (ObservedReport& observed : held) {
+        for (ProbeResult& result : observed.report.view.results) {
+          if (result.fail_streak > 0) result.last_ok_ms = last_ok_ms;
+        }
+      }
+      return evaluate(roster, held, kNow);
+    };
+    const Evaluation evaluation = since_block(reports, kBlockAt - 30'000);
+    CHECK(evaluation.unreliable_observers.empty());
+    CHECK_FALSE(evaluation.partitioned);
+    for (std::uint32_t s = 0; s < kPerCountry; ++s) {
+      CAPTURE(evaluation.servers[s].id);
+      CHECK(evaluation.servers[s].status == ServerStatus::ok);
+      CHECK(evaluation.servers[s].failing == 0);
+      CHECK(evaluation.servers[s].explained > 0);
+    }
+    // Failing results that never got through (last_ok_ms 0) leave no
+    // success outdated: server 0's old success then reads as AE getting
+    // through, and in some draws the far side's failures make one of AE's
+    // own servers unreachable: the false verdict this rule closes.
+    const Evaluation unordered = since_block(reports, 0);
+    for (std::uint32_t s = 0; s < kPerCountry; ++s) {
+      if (unordered.servers[s].status == ServerStatus::unreachable) {
+        ++seeds_blaming_a;
+        break;
+      }
+    }
+  }
+  CHECK(seeds_blaming_a > 0);
+}
