@@ -46,15 +46,19 @@ bool view_usable(const ObservedReport& observed, UnixMs now_ms, const Roster& ro
 // report's own timestamp (a target the observer stopped probing).
 inline constexpr std::size_t kResultsPrefetched = 16;
 
+// The oldest probe time a result of `observed` may have and still count.
+inline UnixMs oldest_counted_probe_ms(const ObservedReport& observed, const Parameters& params) {
+  // Saturating: an absurdly old record timestamp must not overflow.
+  const UnixMs floor_ms = std::numeric_limits<UnixMs>::min() + params.stale_after_ms;
+  return observed.timestamp_ms < floor_ms ? std::numeric_limits<UnixMs>::min()
+                                          : observed.timestamp_ms - params.stale_after_ms;
+}
+
 template <class Visit>
 void for_each_counted_result(const ObservedReport& observed, const Parameters& params,
                              std::uint32_t server_count, Visit&& visit) {
   std::int64_t previous = -1;
-  // Saturating: an absurdly old record timestamp must not overflow.
-  const UnixMs floor_ms = std::numeric_limits<UnixMs>::min() + params.stale_after_ms;
-  const UnixMs oldest_probe_ms = observed.timestamp_ms < floor_ms
-                                     ? std::numeric_limits<UnixMs>::min()
-                                     : observed.timestamp_ms - params.stale_after_ms;
+  const UnixMs oldest_probe_ms = oldest_counted_probe_ms(observed, params);
   const std::vector<ProbeResult>& results = observed.report.view.results;
   const std::size_t count = results.size();
   for (std::size_t i = 0; i < count; ++i) {
@@ -81,11 +85,7 @@ inline const ProbeResult* counted_result(const ObservedReport& observed, const P
   const auto it = std::lower_bound(results.begin(), results.end(), target,
                                    [](const ProbeResult& r, std::uint32_t t) { return r.target < t; });
   if (it == results.end() || it->target != target) return nullptr;
-  const UnixMs floor_ms = std::numeric_limits<UnixMs>::min() + params.stale_after_ms;
-  const UnixMs oldest_probe_ms = observed.timestamp_ms < floor_ms
-                                     ? std::numeric_limits<UnixMs>::min()
-                                     : observed.timestamp_ms - params.stale_after_ms;
-  return it->last_probe_ms < oldest_probe_ms ? nullptr : &*it;
+  return it->last_probe_ms < oldest_counted_probe_ms(observed, params) ? nullptr : &*it;
 }
 
 // A result's failure streak is at least fail_streak.

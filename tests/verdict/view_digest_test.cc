@@ -4,6 +4,7 @@
 // result counts (an oracle written out per result here).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -85,6 +86,30 @@ TEST_CASE("view digest: exactly the counted results, the plain ones in runs") {
     for (std::size_t i = 1; i < digest.plain.size(); ++i) {
       // Runs are maximal: two runs never touch.
       CHECK(digest.plain[i - 1].first_target + digest.plain[i - 1].count < digest.plain[i].first_target);
+    }
+  }
+}
+
+TEST_CASE("counted_result finds the result for_each_counted_result visits, and only that") {
+  const Roster roster = make_roster({"DE", "FI", "NL"}, {7, 5, 9});
+  const Fleet fleet = build_fleet(roster);
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    const auto origin = static_cast<std::uint32_t>(rng() % fleet.server_count);
+    ObservedReport observed = random_view(origin, fleet.server_count, roster.params, rng);
+    // The decoder's order: sorted by target, no repeats.
+    std::vector<ProbeResult>& results = observed.report.view.results;
+    std::stable_sort(results.begin(), results.end(),
+                     [](const ProbeResult& a, const ProbeResult& b) { return a.target < b.target; });
+    results.erase(std::unique(results.begin(), results.end(),
+                              [](const ProbeResult& a, const ProbeResult& b) { return a.target == b.target; }),
+                  results.end());
+    std::vector<const ProbeResult*> visited(fleet.server_count + 3, nullptr);
+    for_each_counted_result(observed, roster.params, fleet.server_count,
+                            [&](const ProbeResult& result) { visited[result.target] = &result; });
+    for (std::uint32_t t = 0; t < fleet.server_count + 3; ++t) {
+      CAPTURE(t);
+      CHECK(counted_result(observed, roster.params, fleet.server_count, t) == visited[t]);
     }
   }
 }
