@@ -92,7 +92,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   WitnessJudgement j;
   j.servers_ = servers;
   j.breadth_.assign(countries, 0);
-  // A success is *outdated* for the border rules when its probe is no newer
+  // A success is *outdated* when its probe is no newer
   // than the last success of one of its country's results for the same
   // target that has a failure streak: a compatriot got through later and
   // has failed since, so the country's latest word on the target is a
@@ -104,15 +104,16 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   // against a server it blocks, or confirmed its border against one of its
   // own servers, and the far side's failures counted as votes for one
   // check (meshsim mass-block-80 at N = 100 in 5 countries, seeds 1-3,
-  // until 2026-12-06). An outdated success is read as no result here; a
-  // success flagged recovered never is (it tells of a border lifting); the
-  // verdicts' own counts (rule 8 and after) still read every result.
+  // until 2026-12-06). An outdated success is read as no result there; a
+  // success flagged recovered never is (it tells of a border lifting).
+  // Breadth, turning against, failing and the verdicts' own counts (rule 8
+  // and after) read every result.
   //
-  // The rules below need only whether every plain success of a cell is
-  // outdated (then each reads the cell without them), so the search stops
-  // at the first success that is not: found at once where the country
-  // gets through, which is nearly everywhere. Asked only where the answer
-  // can change the rule's, and memoized per cell.
+  // The far side and a confirmed border (below) need only whether every
+  // plain success of a cell is outdated (then they read the cell without
+  // them), so the search stops at the first success that is not: found at
+  // once where the country gets through, which is nearly everywhere. Asked
+  // only where the answer can change theirs, and memoized per cell.
   const std::size_t cells = std::size_t{servers} * countries;
   std::vector<std::int8_t> outdated_memo(cells, -1);
   auto all_outdated = [&](std::uint32_t country, std::uint32_t target) {
@@ -162,17 +163,8 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     memo = outdated ? 1 : 0;
     return outdated;
   };
-  // C's results for T that are not plain successes: those with a failure
-  // streak, and with `recovered` those flagged recovered too. When every
-  // plain success is outdated, these are all the results the rules read.
-  auto against = [&](std::uint32_t country, std::uint32_t target, bool recovered) {
-    const std::uint32_t succeeding = tally.succeeding(target, country);
-    const std::uint32_t recovering = tally.recovering(target, country);
-    return tally.reporting(target, country) - succeeding + (recovered ? recovering : 0);
-  };
   auto fails = [&](std::uint32_t country, std::uint32_t target) {
-    return tally.failing(target, country) >= 2 && tally.recovering(target, country) == 0 &&
-           all_outdated(country, target);
+    return tally.failing(target, country) >= 2 && tally.succeeding(target, country) == 0;
   };
   // C *turns against* T when at least two of C's witness results for T have
   // a failure streak (any length) and none gets through: a border on its
@@ -180,8 +172,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   // moment it could first become a vote (both sides of a border start
   // failing together, and each side's reports arrive in their own time).
   auto turns_against = [&](std::uint32_t country, std::uint32_t target) {
-    return against(country, target, false) >= 2 && tally.recovering(target, country) == 0 &&
-           all_outdated(country, target);
+    return tally.reporting(target, country) >= 2 && tally.succeeding(target, country) == 0;
   };
   // C *holds against* T while it turns against T or has only just stopped:
   // every one of (at least two) witness results has a failure streak or got
@@ -190,7 +181,18 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   // reports are still to be replaced; the far side stands until both sides
   // have recovered. Breadth is read from it, for the same reason.
   auto holds_against = [&](std::uint32_t country, std::uint32_t target) {
-    return against(country, target, true) >= 2 && all_outdated(country, target);
+    return tally.reporting(target, country) >= 2 &&
+           tally.succeeding(target, country) == tally.recovering(target, country);
+  };
+  // The same, without C's outdated successes when all of its plain ones
+  // are: what the far side and a confirmed border read (one result's fate
+  // each, where an outdated success made a false vote), not breadth, which
+  // counts over every cell of the fleet.
+  auto holds_against_now = [&](std::uint32_t country, std::uint32_t target) {
+    if (holds_against(country, target)) return true;
+    const std::uint32_t against = tally.reporting(target, country) - tally.succeeding(target, country) +
+                                  tally.recovering(target, country);
+    return against >= 2 && all_outdated(country, target);
   };
   // A server no witness anywhere gets through to is down (or cut off from
   // everyone): failing it is nobody's own fault. Going down is the same on
@@ -228,7 +230,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     const std::uint32_t home = fleet.country_of[server];
     bool shown = false;
     for (std::uint32_t o : tally.streak_observers(server)) {
-      if (fleet.country_of[o] == country && (!holds_against(home, o) || tally.through(o, home) > 0)) {
+      if (fleet.country_of[o] == country && (tally.through(o, home) > 0 || !holds_against_now(home, o))) {
         shown = true;
         break;
       }
@@ -236,8 +238,9 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     if (!shown && usable[server] != nullptr) {
       for_each_counted_result(*usable[server], params, servers, [&](const ProbeResult& result) {
         if (shown || result.fail_streak == 0 || fleet.country_of[result.target] != country) return;
-        // Getting through for a while: a result only just recovered (a
-        // block lifting) says nothing of the country's usual reach.
+        // Getting through for a while, and lately: a result only just
+        // recovered (a block lifting), or outdated, says nothing of the
+        // country's usual reach.
         shown = !all_outdated(home, result.target);
       });
     }
@@ -256,7 +259,7 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
     // Cheapest and most selective first: most failing observers still get
     // through to the target's country.
     if (observer_country == target_country || tally.through(observer, target_country) > 0 ||
-        down[target] || !holds_against(target_country, observer) || confirmed(observer_country, target)) {
+        down[target] || !holds_against_now(target_country, observer) || confirmed(observer_country, target)) {
       return false;
     }
     return confirmed(target_country, observer) || j.breadth_[target_country] >= j.breadth_[observer_country];

@@ -18,10 +18,10 @@
 // of its failures, those its own country does not share, reach the
 // unreliable fraction (a far side does not excuse them: a server whose own
 // network is broken looks, from each country, like a server that country
-// blocks, and only its compatriots tell the two apart). Throughout, a
-// success no newer than a compatriot's last success before its failure
-// streak is *outdated*, read as no result: it predates what the streak
-// shows (judge_witnesses).
+// blocks, and only its compatriots tell the two apart). The far side and a
+// confirmed border read a success no newer than a compatriot's last success
+// before its failure streak (*outdated*) as no result: it predates what
+// the streak shows (judge_witnesses).
 #pragma once
 
 #include <cstdint>
