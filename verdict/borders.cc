@@ -92,11 +92,11 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   WitnessJudgement j;
   j.servers_ = servers;
   j.breadth_.assign(countries, 0);
-  // A success is *outdated* when its probe is no newer
-  // than the last success of one of its country's results for the same
-  // target that has a failure streak: a compatriot got through later and
-  // has failed since, so the country's latest word on the target is a
-  // failure, and the success says nothing of the border it may show. A
+  // A success is *outdated* when its probe is no newer than the last
+  // success of one of its country's results for the same target that has a
+  // failure streak: a compatriot got through later and has failed since, so
+  // the country's latest word on the target is a failure, and the success
+  // says nothing of the border it may show. A
   // healthy node reports on change and heartbeat, so its success can be
   // minutes old in the report held, and a node busy with its own failures
   // may not have probed that target again yet: when a country blocks most

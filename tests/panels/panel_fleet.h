@@ -33,8 +33,10 @@ using Verb = boost::beast::http::verb;
 // them) a report arrived more than 6 s after the one before, the owner saw
 // a server's status go to no_data and back for a second, and told it,
 // rightly, as two transitions more (CI of 2026-12-06; reproduced beside a
-// build). No timing here rests on stale_after: the owner's and the
-// sender's report age is twice the heartbeat (node/rotation/sync_owner.h).
+// build); a node's clock is also suspect, and its alerts silent, once
+// reports arrive more than stale_after / 2 old (node/agent/clock_watch.cc).
+// No wait here rests on stale_after: the owner's and the sender's report
+// age is twice the heartbeat (node/rotation/sync_owner.h).
 inline Parameters panel_test_parameters(std::uint32_t servers) {
   Parameters params = fast_parameters();
   params.stale_after_ms = 12'000;
