@@ -24,10 +24,9 @@ using Clock = std::chrono::steady_clock;
 using Verb = boost::beast::http::verb;
 
 // fast_parameters() with a daily volume cap that fits a whole day of their
-// 2 s probes: under the default cap probes are paced by the hour of the UTC
-// day (tests/e2e/volume_cap.h), and a test's timings must not depend on when
-// it runs.
-// fast_parameters() with reports stale after 12 s instead of 6. These tests
+// 2 s probes (under the default cap probes are paced by the hour of the UTC
+// day, tests/e2e/volume_cap.h, and a test's timings must not depend on when
+// it runs), and with reports stale after 12 s instead of 6. These tests
 // count the alerts of every transition, and 6 s is three heartbeats: on a
 // loaded 2-core machine (the CI's tests two at a time, or a build beside
 // them) a report arrived more than 6 s after the one before, the owner saw
