@@ -63,22 +63,21 @@ constexpr std::uint64_t segment_count(std::uint64_t payload_bytes) {
   return (payload_bytes + kMssBytes - 1) / kMssBytes;
 }
 
-// One direction of a stream: the payload, 66 B of headers per segment, and
-// the receiver's pure ACKs, one per two segments (rounded up: a lone
-// segment is ACKed when the delayed-ACK timer fires).
+// The payload and 66 B of headers per segment, ACKs aside.
+constexpr std::uint64_t segments_wire_bytes(std::uint64_t payload_bytes) {
+  return payload_bytes + segment_count(payload_bytes) * kPacketOverheadBytes;
+}
+
+// One direction of a stream: its segments and the receiver's pure ACKs,
+// one per two segments (rounded up: a lone segment is ACKed when the
+// delayed-ACK timer fires).
 constexpr std::uint64_t stream_wire_bytes(std::uint64_t payload_bytes) {
-  const std::uint64_t segments = segment_count(payload_bytes);
-  const std::uint64_t acks = (segments + 1) / 2;
-  return payload_bytes + segments * kPacketOverheadBytes + acks * kAckBytes;
+  return segments_wire_bytes(payload_bytes) + (segment_count(payload_bytes) + 1) / 2 * kAckBytes;
 }
 
-// The three-way handshake: SYN 74 + SYN-ACK 74 + ACK 66 = 214.
-constexpr std::uint64_t tcp_handshake_wire_bytes() {
-  return kSynBytes + kSynBytes + kAckBytes;
-}
-
-// A probe's handshake: SYN 74 + SYN-ACK 74 = 148; its ACK is delayed, and
-// rides on the ClientHello or is never sent (a bare connect's RST).
+// A probe's handshake: SYN 74 + SYN-ACK 74 = 148; its ACK (66) is
+// delayed, and rides on the ClientHello or is never sent (a bare
+// connect's RST).
 constexpr std::uint64_t probe_handshake_wire_bytes() { return kSynBytes + kSynBytes; }
 
 // A bare TCP probe that connected: SYN, SYN-ACK and our RST, 74 + 74 + 66
@@ -104,9 +103,8 @@ constexpr std::uint64_t tcp_unanswered_wire_bytes(std::int64_t elapsed_ms) {
 // (the RST follows it at once), and our RST 66.
 constexpr std::uint64_t tls_probe_wire_bytes(std::uint64_t sent_bytes,
                                              std::uint64_t received_bytes) {
-  const std::uint64_t segments = segment_count(received_bytes);
-  return probe_handshake_wire_bytes() + stream_wire_bytes(sent_bytes) + received_bytes +
-         segments * kPacketOverheadBytes + segments / 2 * kAckBytes + kRstBytes;
+  return probe_handshake_wire_bytes() + stream_wire_bytes(sent_bytes) + segments_wire_bytes(received_bytes) +
+         segment_count(received_bytes) / 2 * kAckBytes + kRstBytes;
 }
 
 // The probe's ClientHello with a 15-byte SNI (node/tls_client_hello.cc),

@@ -29,8 +29,8 @@ TEST_CASE("SYNs sent follow Linux's retransmit schedule: 0, 1, 3, 7, 15, 31, 63 
 }
 
 TEST_CASE("probe costs") {
-  CHECK(tcp_handshake_wire_bytes() == 74 + 74 + 66);
   CHECK(probe_handshake_wire_bytes() == 74 + 74);
+  CHECK(kAckBytes == 66);  // the handshake's ACK a probe never sends alone
   CHECK(tcp_connect_probe_wire_bytes() == 74 + 74 + 66);
   CHECK(tcp_refused_wire_bytes() == 74 + 60);
   CHECK(tcp_unanswered_wire_bytes(300) == 74);
@@ -49,6 +49,8 @@ TEST_CASE("a stream direction: payload, 66 B per 1448-byte segment, an ACK per t
   CHECK(segment_count(1) == 1);
   CHECK(segment_count(1'448) == 1);
   CHECK(segment_count(1'449) == 2);
+  CHECK(segments_wire_bytes(0) == 0);
+  CHECK(segments_wire_bytes(1'449) == 1'449 + 2 * 66);
   CHECK(stream_wire_bytes(0) == 0);
   CHECK(stream_wire_bytes(1) == 1 + 66 + 66);
   CHECK(stream_wire_bytes(1'448) == 1'448 + 66 + 66);
