@@ -85,7 +85,14 @@ TEST_CASE("a roster PUT on one node's API reaches every node; bad ones are refus
   DaemonFleet fleet(3, 52);
   fleet.start_all();
   INFO("logs in " << fleet.dir());
-  REQUIRE(DaemonFleet::wait([&] { return get(fleet, 2, "/v1/routes").status == 200; }, seconds(60)));
+  // Every node's API, not one: the daemons start side by side, and the puts
+  // below go to n2 while the end reads all three.
+  REQUIRE(DaemonFleet::wait([&] {
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      if (get(fleet, i, "/v1/routes").status != 200) return false;
+    }
+    return true;
+  }, seconds(60)));
   Roster next = fleet.roster();
   next.version = 2;
   next.routes.push_back(Route{"spare", "Spare"});
