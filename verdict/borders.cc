@@ -96,16 +96,16 @@ WitnessJudgement judge_witnesses(const Tally& tally, const std::vector<const Obs
   // success of one of its country's results for the same target that has a
   // failure streak: a compatriot got through later and has failed since, so
   // the country's latest word on the target is a failure, and the success
-  // says nothing of the border it may show. A
-  // healthy node reports on change and heartbeat, so its success can be
-  // minutes old in the report held, and a node busy with its own failures
-  // may not have probed that target again yet: when a country blocks most
-  // of the fleet, such successes kept the blocking country from holding
-  // against a server it blocks, or confirmed its border against one of its
-  // own servers, and the far side's failures counted as votes for one
-  // check (meshsim mass-block-80 at N = 100 in 5 countries, seeds 1-3,
-  // until 2026-12-06). An outdated success is read as no result there; a
-  // success flagged recovered never is (it tells of a border lifting).
+  // says nothing of the border it may show. A healthy node reports on
+  // change and heartbeat, so its success can be minutes old in the report
+  // held, and a node busy with its own failures may not have probed that
+  // target again yet: when a country blocks most of the fleet, such
+  // successes kept the blocking country from holding against a server it
+  // blocks, or confirmed its border against one of its own servers, and the
+  // far side's failures counted as votes for one check (meshsim
+  // mass-block-80 at N = 100 in 5 countries, seeds 1-3, until 2026-12-06).
+  // An outdated success is read as no result there; a success flagged
+  // recovered never is (it tells of a border lifting).
   // Breadth, turning against, failing and the verdicts' own counts (rule 8
   // and after) read every result.
   //

@@ -104,14 +104,11 @@ inline std::optional<std::uint32_t> agreed_owner(const DaemonFleet& fleet) {
 // no other owner agreed on between them; nullopt if none within `limit`.
 // One agreeing look is not enough: each node names the owner from the
 // reports it holds, and a member's first warm report, or a report late
-// under load, can move it a heartbeat later (node/rotation/sync_owner.h:
-// tiers and freshness). Under a sanitized load all nine named n8 for a
-// moment and n1, whose latest report most likely still said warming or was
-// late, then took the role and wrote (2026-12-06, a local run of .ci/run;
-// beside a build, one release run in three saw all agree on n3, then on
-// n1; on CI one node named n8 for a moment after all had agreed on n1). Polls
-// where the nodes disagree or one does not answer do not reset the hold:
-// under load views differ for a moment while the owner stays.
+// under load, moves it a heartbeat later (node/rotation/sync_owner.h: tiers
+// and freshness), so all nine could agree on one node for a moment while
+// another then took the role and wrote. Polls where the nodes disagree or
+// one does not answer do not reset the hold: under load views differ for a
+// moment while the owner stays.
 inline std::optional<std::uint32_t> stable_owner(const DaemonFleet& fleet, std::chrono::milliseconds hold,
                                                  std::chrono::milliseconds limit) {
   const auto deadline = Clock::now() + limit;
